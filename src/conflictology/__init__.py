@@ -1,0 +1,12 @@
+"""Conflictology: an online table for games of bluffing and deduction.
+
+>>> from conflictology import games, IllegalAction
+>>> games.names()
+['capitol', 'conspiranoicos']
+"""
+
+from conflictology import games
+from conflictology.engine import IllegalAction
+
+__all__ = ["IllegalAction", "__version__", "games"]
+__version__ = "0.1.0"

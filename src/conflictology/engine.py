@@ -1,0 +1,245 @@
+"""The engine contract every game implements and every consumer (server, bots, CLI, RL) relies on.
+
+The contract is fixed by ``shared/design/contract.md``: a :class:`Game` describes a game (players,
+options, its integer action table) and makes :class:`GameState` objects, which are explicit, mutable,
+JSON-serialisable states with ``waiting_for``/``legal_actions``/``apply``/``view``.
+
+Two extensions beyond the contract serve bot writers:
+
+* ``Game.action_table``: a fixed integer table of every action the game can ever produce
+  (action ⇄ index), for search bots and reinforcement learning.
+* ``Game.determinize(view, rng)``: a full state drawn at random among those consistent with one
+  seat's view. A bot that decides from a view alone (even over the network) can search with it, and
+  the conformance suite checks it against ``view`` (what the seat sees must come back unchanged).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, MutableSequence, Sequence
+from typing import Any, ClassVar, TypeVar
+
+Action = dict[str, Any]
+View = dict[str, Any]
+
+T = TypeVar("T")
+
+_MASK64 = (1 << 64) - 1
+
+
+class IllegalAction(ValueError):
+    """An action that is malformed or not legal now; the state it was applied to is unchanged."""
+
+
+class Rng:
+    """A small seeded generator (SplitMix64) whose whole state is one integer.
+
+    Games use it instead of :mod:`random` so that ``to_json`` carries the generator in a few bytes
+    and ``clone`` copies it for free; the same seed always deals the same game on every platform.
+    """
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & _MASK64
+
+    @staticmethod
+    def fresh_seed() -> int:
+        return int.from_bytes(os.urandom(8), "little")
+
+    def next64(self) -> int:
+        self.state = z = (self.state + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return z ^ (z >> 31)
+
+    def randrange(self, n: int) -> int:
+        """An integer in ``[0, n)``; the modulo bias is below 2**-50 for any n a game uses."""
+        if n <= 0:
+            raise ValueError("randrange needs n > 0")
+        return self.next64() % n
+
+    def random(self) -> float:
+        return (self.next64() >> 11) * (1.0 / (1 << 53))
+
+    def choice(self, items: Sequence[T]) -> T:
+        return items[self.randrange(len(items))]
+
+    def shuffle(self, items: MutableSequence[Any]) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = self.randrange(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def copy(self) -> Rng:
+        return Rng(self.state)
+
+
+def action_key(action: Mapping[str, Any]) -> str:
+    """A canonical text for an action: equal actions give equal keys."""
+    return json.dumps(action, sort_keys=True, separators=(",", ":"))
+
+
+class ActionTable:
+    """A fixed numbering of every action a game can produce, independent of the state.
+
+    ``canonical`` maps an action to the form it is stored under (for example sorting the cards of a
+    Capitol ``keep``, where order does not matter), so lookups accept any equivalent spelling.
+    """
+
+    def __init__(
+        self,
+        actions: Iterable[Action],
+        canonical: Callable[[Action], Action] | None = None,
+    ) -> None:
+        self._canonical = canonical or (lambda a: a)
+        self.actions: tuple[Action, ...] = tuple(self._canonical(dict(a)) for a in actions)
+        self._index: dict[str, int] = {}
+        for i, a in enumerate(self.actions):
+            key = action_key(a)
+            if key in self._index:
+                raise ValueError(f"action listed twice in the table: {key}")
+            self._index[key] = i
+
+    @property
+    def size(self) -> int:
+        return len(self.actions)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def index(self, action: Mapping[str, Any]) -> int:
+        """The integer of an action; raises :class:`IllegalAction` for one the game never produces."""
+        try:
+            return self._index[action_key(self._canonical(dict(action)))]
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise IllegalAction(f"not an action of this game: {action!r}") from exc
+
+    def action(self, index: int) -> Action:
+        if not 0 <= index < len(self.actions):
+            raise IllegalAction(f"action index out of range: {index} (table has {len(self.actions)})")
+        return dict(self.actions[index])
+
+
+class GameState(ABC):
+    """One game in progress. Mutable; ``clone`` gives an independent copy."""
+
+    game: ClassVar[Game]
+
+    @property
+    @abstractmethod
+    def num_players(self) -> int: ...
+
+    @abstractmethod
+    def waiting_for(self) -> list[int]:
+        """Seats whose decision is awaited now, in seat order; ``[]`` iff the game is over."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every legal action for ``seat`` now (JSON-ready, each once); ``[]`` if not awaited."""
+
+    @abstractmethod
+    def apply(self, seat: int, action: Mapping[str, Any]) -> None:
+        """Validate and apply; raise :class:`IllegalAction` and change nothing if it is not legal."""
+
+    @abstractmethod
+    def clone(self: _S) -> _S: ...
+
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def winners(self) -> list[int]: ...
+
+    @abstractmethod
+    def view(self, seat: int | None) -> View:
+        """What ``seat`` may know (``None``: a spectator), JSON-ready."""
+
+    @abstractmethod
+    def to_json(self) -> str: ...
+
+    def timeout_action(self, seat: int) -> Action:
+        """What a seat does when its decision clock runs out (the server's timers use it).
+
+        Games override this with their rulings (Capitol ruling 19); the fallback is the first legal
+        action.
+        """
+        legal = self.legal_actions(seat)
+        if not legal:
+            raise IllegalAction(f"seat {seat} is not awaited")
+        return legal[0]
+
+    # Integer-action helpers for search bots and RL users.
+    def legal_action_indices(self, seat: int) -> list[int]:
+        table = self.game.action_table
+        return [table.index(a) for a in self.legal_actions(seat)]
+
+    def apply_index(self, seat: int, index: int) -> None:
+        self.apply(seat, self.game.action_table.action(index))
+
+
+_S = TypeVar("_S", bound=GameState)
+
+
+class Game(ABC):
+    """A game's fixed description and factory of states."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+
+    @property
+    @abstractmethod
+    def action_table(self) -> ActionTable: ...
+
+    @abstractmethod
+    def default_options(self) -> dict[str, Any]:
+        """Every rule option with its default value."""
+
+    @abstractmethod
+    def new_game(
+        self,
+        players: int,
+        seed: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        deck: Sequence[str] | None = None,
+    ) -> GameState: ...
+
+    @abstractmethod
+    def from_json(self, text: str) -> GameState: ...
+
+    @abstractmethod
+    def determinize(self, view: View, rng: Rng) -> GameState:
+        """A full state drawn among those consistent with ``view`` (a seat's own view).
+
+        The result's ``view(view["you"])`` equals ``view`` and its legal actions for that seat are the
+        real ones; the cards the seat cannot see are sampled from what is still unaccounted for.
+        """
+
+    def check_players(self, players: int) -> None:
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise ValueError(f"players must be an integer, got {players!r}")
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(
+                f"{self.title} takes {self.min_players}–{self.max_players} players, got {players}"
+            )
+
+
+def check_options(
+    game_name: str, given: Mapping[str, Any] | None, defaults: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Merge options over defaults, refusing unknown keys (each game then checks the values)."""
+    merged = dict(defaults)
+    if given is None:
+        return merged
+    if not isinstance(given, Mapping):
+        raise ValueError(f"options must be an object, got {type(given).__name__}")
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) for {game_name}: {', '.join(unknown)}; known: {', '.join(sorted(defaults))}"
+        )
+    merged.update(given)
+    return merged
