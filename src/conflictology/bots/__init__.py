@@ -40,6 +40,9 @@ BotFactory = Callable[..., Bot]
 
 _REGISTRY: dict[str, BotFactory] = {"random": RandomBot}
 
+# The level a server seats when the host names none: "a good opponent" (raised as better bots land).
+DEFAULT_LEVEL = "random"
+
 
 def register(name: str, factory: BotFactory) -> None:
     _REGISTRY[name] = factory
