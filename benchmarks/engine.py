@@ -1,0 +1,205 @@
+"""Engine speed: random playouts, decisions/s and games/s, beside the peers a user would compare.
+
+    scripts/bench                          # installs the peers (the "bench" extra), then runs this
+    python benchmarks/engine.py [--seconds 2] [--runs 5] [--json]
+
+Every engine is driven the same way: ask for the legal actions of the player to move, pick one with
+Python's ``random.choice``, apply it; count decisions (an engine's games differ in length). Peers:
+``coupml`` (a Python Coup engine, 2–6 players) and OpenSpiel's Python-implemented
+``python_liars_poker`` (2 players; chance nodes are sampled and not counted as decisions). Each cell
+is the median of ``--runs`` timed runs of ``--seconds`` each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.table import Table
+
+from conflictology import games
+
+# One timed run: plays whole games until the time is up; returns (decisions, games, seconds).
+Runner = Callable[[float, int], tuple[int, int, float]]
+
+
+@dataclass
+class Row:
+    engine: str
+    game: str
+    players: int
+    decisions_per_s: float
+    games_per_s: float
+    decisions_per_game: float
+    peer: str | None = None
+
+
+def ours(game_name: str, players: int) -> Runner:
+    game = games.get(game_name)
+
+    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+        chooser = random.Random(seed)
+        decisions = played = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            state = game.new_game(players=players, seed=chooser.getrandbits(64))
+            waiting = state.waiting_for()
+            while waiting:
+                seat = waiting[0] if len(waiting) == 1 else chooser.choice(waiting)
+                state.apply(seat, chooser.choice(state.legal_actions(seat)))
+                decisions += 1
+                waiting = state.waiting_for()
+            played += 1
+            now = time.perf_counter()
+            if now >= deadline:
+                return decisions, played, now - start
+
+    return run
+
+
+def ours_with_clone(game_name: str, players: int) -> Runner:
+    """The search-bot loop: a clone of the root per playout (ISMCTS pays this once per iteration)."""
+    game = games.get(game_name)
+
+    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+        chooser = random.Random(seed)
+        root = game.new_game(players=players, seed=seed)
+        decisions = played = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            state = root.clone()
+            waiting = state.waiting_for()
+            while waiting:
+                seat = waiting[0] if len(waiting) == 1 else chooser.choice(waiting)
+                state.apply(seat, chooser.choice(state.legal_actions(seat)))
+                decisions += 1
+                waiting = state.waiting_for()
+            played += 1
+            now = time.perf_counter()
+            if now >= deadline:
+                return decisions, played, now - start
+
+    return run
+
+
+def coupml(players: int) -> Runner | None:
+    try:
+        import numpy as np
+        from coupml import Coup
+    except ImportError:
+        return None
+
+    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+        chooser = random.Random(seed)
+        decisions = played = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            coup = Coup(players, np.random.RandomState(chooser.getrandbits(32)))
+            coup.init_game()
+            while not coup.is_game_over():
+                coup.play_action(chooser.choice(coup.get_legal_actions()))
+                decisions += 1
+            played += 1
+            now = time.perf_counter()
+            if now >= deadline:
+                return decisions, played, now - start
+
+    return run
+
+
+def liars_poker() -> Runner | None:
+    try:
+        import pyspiel
+        from open_spiel.python.games import liars_poker as _registers_game  # noqa: F401
+    except ImportError:
+        return None
+    game = pyspiel.load_game("python_liars_poker")
+
+    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+        chooser = random.Random(seed)
+        decisions = played = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                    state.apply_action(chooser.choices(outcomes, probs)[0])
+                else:
+                    state.apply_action(chooser.choice(state.legal_actions()))
+                    decisions += 1
+            played += 1
+            now = time.perf_counter()
+            if now >= deadline:
+                return decisions, played, now - start
+
+    return run
+
+
+def measure(engine: str, game: str, players: int, runner: Runner, seconds: float, runs: int) -> Row:
+    results = [runner(seconds, 1000 + i) for i in range(runs)]
+    dps = statistics.median(d / s for d, _, s in results)
+    gps = statistics.median(g / s for _, g, s in results)
+    per_game = sum(d for d, _, _ in results) / max(1, sum(g for _, g, _ in results))
+    return Row(engine, game, players, dps, gps, per_game)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per cell (the median is shown)")
+    parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5, 6], help="Capitol tables")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    args = parser.parse_args()
+    console = Console(stderr=True)
+    rows: list[Row] = []
+    missing: list[str] = []
+
+    def add(engine: str, game: str, players: int, runner: Runner | None, peer: str | None = None) -> None:
+        if runner is None:
+            missing.append(engine)
+            return
+        console.log(f"{engine} {game} {players}p …")
+        row = measure(engine, game, players, runner, args.seconds, args.runs)
+        row.peer = peer
+        rows.append(row)
+
+    for n in args.players:
+        add("conflictology", "capitol", n, ours("capitol", n), peer=f"coupml/{n}")
+        add("conflictology+clone", "capitol", n, ours_with_clone("capitol", n))
+        add("coupml", "coup", n, coupml(n))
+    add("conflictology", "conspiranoicos", 2, ours("conspiranoicos", 2), peer="open_spiel/2")
+    add("conflictology+clone", "conspiranoicos", 2, ours_with_clone("conspiranoicos", 2))
+    add("open_spiel", "python_liars_poker", 2, liars_poker())
+
+    by_key = {f"{r.engine}/{r.players}": r for r in rows}
+    if args.json:
+        print(json.dumps([r.__dict__ for r in rows], indent=2))
+        return
+    table = Table(title=f"Random playouts (median of {args.runs} runs × {args.seconds:g} s)")
+    for col in ("engine", "game", "players", "decisions/s", "games/s", "decisions/game", "vs peer"):
+        table.add_column(col, justify="left" if col in ("engine", "game") else "right")
+    for r in rows:
+        peer = by_key.get(r.peer) if r.peer else None
+        ratio = f"{r.decisions_per_s / peer.decisions_per_s:.2f}× {peer.engine}" if peer else ""
+        table.add_row(
+            r.engine, r.game, str(r.players), f"{r.decisions_per_s:,.0f}", f"{r.games_per_s:,.1f}",
+            f"{r.decisions_per_game:.1f}", ratio,
+        )
+    Console().print(table)
+    for name in dict.fromkeys(missing):
+        Console().print(f"[yellow]{name} is not installed: pip install -e '.[bench]'[/yellow]")
+
+
+if __name__ == "__main__":
+    main()
