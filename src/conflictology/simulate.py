@@ -52,8 +52,7 @@ def simulate(
     if len(bot_names) != players:
         raise ValueError(f"need one bot name per seat: {players} seats, {len(bot_names)} names")
     for name in bot_names:
-        if name not in bots.names():
-            raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(bots.names())}")
+        bots.check(name, game)  # a name, a level or a spec such as "ismcts:iterations=300"
     master = Rng(Rng.fresh_seed() if seed is None else seed)
     wins: dict[str, float] = {name: 0 for name in bot_names}
     draws = 0

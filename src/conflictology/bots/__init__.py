@@ -39,26 +39,87 @@ class RandomBot(Bot):
 BotFactory = Callable[..., Bot]
 
 _REGISTRY: dict[str, BotFactory] = {"random": RandomBot}
+# Bots written for one game (the heuristics): (name, game name) -> factory. ``make`` looks here first.
+_GAME_REGISTRY: dict[tuple[str, str], BotFactory] = {}
+# Level names a server or a host can pick, and the bot spec each one stands for (see docs/bots.md).
+LEVELS: dict[str, str] = {}
 
-# The level a server seats when the host names none: "a good opponent" (raised as better bots land).
+# The level a server seats when the host names none: "a good opponent" that answers fast enough for
+# live play (set below, once the bots are registered).
 DEFAULT_LEVEL = "random"
 
 
-def register(name: str, factory: BotFactory) -> None:
-    _REGISTRY[name] = factory
+def register(name: str, factory: BotFactory, game: str | None = None) -> None:
+    """Register a bot; with ``game``, a bot written for that game only (it answers that game's tables)."""
+    if game is None:
+        _REGISTRY[name] = factory
+    else:
+        _GAME_REGISTRY[(name, game)] = factory
+
+
+def register_level(level: str, spec: str) -> None:
+    """A level alias (``easy``, ``normal``, ``hard``…) for a bot spec; also usable as a bot name."""
+    LEVELS[level] = spec
 
 
 def names() -> list[str]:
-    return list(_REGISTRY)
+    """Every bot name ``make`` accepts (levels included), in registration order."""
+    out = dict.fromkeys(_REGISTRY)
+    out.update(dict.fromkeys(name for name, _ in _GAME_REGISTRY))
+    out.update(dict.fromkeys(LEVELS))
+    return list(out)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``"ismcts:iterations=200:seconds=0.5"`` into a name and params (numbers parsed).
+
+    A level name is expanded to the spec it stands for; params given after it override the level's.
+    """
+    name, *parts = spec.strip().split(":")
+    params: dict[str, Any] = {}
+    for part in parts:
+        key, sep, text = part.partition("=")
+        if not sep or not key:
+            raise ValueError(f"bad bot parameter {part!r} in {spec!r}: expected key=value")
+        params[key] = _parse_value(text)
+    if name in LEVELS:
+        base, base_params = parse_spec(LEVELS[name])
+        return base, {**base_params, **params}
+    return name, params
+
+
+def _parse_value(text: str) -> Any:
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def _factory(name: str, game: Game) -> BotFactory:
+    factory = _GAME_REGISTRY.get((name, game.name)) or _REGISTRY.get(name)
+    if factory is None:
+        known = [n for n in names() if n in _REGISTRY or n in LEVELS or (n, game.name) in _GAME_REGISTRY]
+        raise ValueError(f"unknown bot {name!r} for {game.name}; known bots: {', '.join(known)}")
+    return factory
+
+
+def check(spec: str, game: Game) -> None:
+    """Raise ``ValueError`` unless ``spec`` names a bot that can play ``game``."""
+    name, _ = parse_spec(spec)
+    _factory(name, game)
 
 
 def make(name: str, game: Game, seat: int, seed: int | None = None, **params: Any) -> Bot:
-    """A bot by name; an unknown name raises ``ValueError``."""
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(_REGISTRY)}") from None
-    return factory(game, seat, seed, **params)
+    """A bot by name, level or spec (``name:key=value…``); an unknown name raises ``ValueError``."""
+    base, spec_params = parse_spec(name)
+    factory = _factory(base, game)
+    bot = factory(game, seat, seed, **{**spec_params, **params})
+    bot.name = name
+    return bot
 
 
 def play_game(state: GameState, players: Sequence[Bot], max_decisions: int = 100_000) -> int:
@@ -74,3 +135,9 @@ def play_game(state: GameState, players: Sequence[Bot], max_decisions: int = 100
         decisions += 1
         if decisions >= max_decisions:
             raise RuntimeError(f"game did not end within {max_decisions} decisions")
+
+
+# The bots register themselves on import (after the interface above exists).
+from conflictology.bots import registry as _registry  # noqa: E402
+
+DEFAULT_LEVEL = _registry.DEFAULT_LEVEL

@@ -1,0 +1,250 @@
+"""Information-set Monte Carlo tree search, for any game of the contract.
+
+The bot decides from its seat's view alone. Each iteration draws one world consistent with that view
+(``game.determinize(view, rng)``: the hidden cards sampled among those the seat cannot rule out),
+walks a tree shared by all worlds, and plays the world out. Statistics are kept per seat and per
+integer action (``game.action_table``), with availability counts, as in Cowling, Powley and Whitehouse,
+"Information Set Monte Carlo Tree Search" (2012): an action is only compared with the others in the
+worlds where it was legal.
+
+Where several seats are awaited at once (Conspiranoicos' simultaneous plays, Capitol's response
+windows), every awaited seat picks its action from the node's own statistics without seeing the
+others' choice, and the pair is applied in seat order (decoupled UCT). So the search never lets a
+seat react to a simultaneous play it could not have seen.
+
+A game may register a :class:`SearchPolicy`: a faster or smarter playout, a cut-off evaluation, or a
+decision it answers exactly without search (Conspiranoicos' row ordering).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+from conflictology.bots import Bot
+from conflictology.engine import Action, Game, GameState, IllegalAction, Rng, View
+
+
+class SearchPolicy:
+    """Per-game hooks for the search. The defaults are game-agnostic."""
+
+    #: playout decisions before the playout is cut off and :meth:`evaluate` scores it (None: to the end)
+    playout_limit: int | None = None
+
+    def playout_action(self, state: GameState, seat: int, rng: Rng) -> Action:
+        """The action a seat takes in a playout: uniformly random by default."""
+        return rng.choice(state.legal_actions(seat))
+
+    def evaluate(self, state: GameState) -> list[float]:
+        """Each seat's expected reward in ``state`` (1 shared among the winners once over)."""
+        return rewards(state)
+
+    def decide(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
+        """A decision the game answers without search (None: search it)."""
+        return None
+
+    def prior_iterations(self, view: View, legal: list[Action]) -> float:
+        """A multiplier on the iteration budget for this decision (1: the budget as given)."""
+        return 1.0
+
+
+_POLICIES: dict[str, SearchPolicy] = {}
+_DEFAULT_POLICY = SearchPolicy()
+
+
+def register_policy(game_name: str, policy: SearchPolicy) -> None:
+    _POLICIES[game_name] = policy
+
+
+def policy_for(game: Game) -> SearchPolicy:
+    return _POLICIES.get(game.name, _DEFAULT_POLICY)
+
+
+def rewards(state: GameState) -> list[float]:
+    """1 for a lone winner, 1/k each for k winners sharing a victory, 0 for everyone else."""
+    winners = state.winners()
+    out = [0.0] * state.num_players
+    for w in winners:
+        out[w] = 1.0 / len(winners)
+    return out
+
+
+class _Node:
+    """One node of the shared tree: per-seat action statistics and children by joint action."""
+
+    __slots__ = ("children", "stats")
+
+    def __init__(self) -> None:
+        # stats[seat][action index] = [visits, total reward for that seat, availability]
+        self.stats: dict[int, dict[int, list[float]]] = {}
+        self.children: dict[tuple[tuple[int, int], ...], _Node] = {}
+
+
+class ISMCTSBot(Bot):
+    """Single-observer ISMCTS with decoupled simultaneous moves.
+
+    Params: ``iterations`` (per decision; default 400), ``seconds`` (a wall-clock cap per decision;
+    default none), ``exploration`` (the UCB constant; default 0.7). Tests use iteration budgets only,
+    so a given seed and view always give the same decision.
+    """
+
+    name = "ismcts"
+
+    def __init__(self, game: Game, seat: int, seed: int | None = None, **params: Any) -> None:
+        super().__init__(game, seat, seed, **params)
+        self.iterations = int(params.get("iterations", 400))
+        seconds = params.get("seconds")
+        self.seconds: float | None = None if seconds is None else float(seconds)
+        self.exploration = float(params.get("exploration", 0.7))
+        if self.iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        self.policy = policy_for(game)
+        #: iterations run by the last decision (benchmarks read it)
+        self.last_iterations = 0
+        #: the root statistics of the last decision: action index -> (visits, mean reward)
+        self.last_root_stats: dict[int, tuple[int, float]] = {}
+        self.total_iterations = 0
+        self.total_seconds = 0.0
+
+    def act(self, view: View, legal: list[Action]) -> Action:
+        if not legal:
+            raise IllegalAction(f"seat {self.seat} has no legal action")
+        if len(legal) == 1:
+            return legal[0]
+        shortcut = self.policy.decide(self, view, legal)
+        if shortcut is not None:
+            return shortcut
+        start = time.perf_counter()
+        table = self.game.action_table
+        legal_idx = [table.index(a) for a in legal]
+        budget = max(1, int(self.iterations * self.policy.prior_iterations(view, legal)))
+        deadline = None if self.seconds is None else start + self.seconds
+        root = _Node()
+        done = 0
+        while done < budget:
+            world = self.game.determinize(view, self.rng)
+            self._iterate(root, world)
+            done += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_iterations = done
+        mine = root.stats.get(self.seat, {})
+        self.last_root_stats = {idx: (int(e[0]), _mean(e)) for idx, e in mine.items()}
+        self.total_iterations += done
+        self.total_seconds += time.perf_counter() - start
+        # The most visited action wins; ties go to the higher mean, then to the listed order.
+        best = max(
+            range(len(legal)),
+            key=lambda i: (
+                mine.get(legal_idx[i], (0, 0.0))[0],
+                _mean(mine.get(legal_idx[i])),
+                -i,
+            ),
+        )
+        return legal[best]
+
+    # -- one iteration ------------------------------------------------------------------------------
+    def _iterate(self, root: _Node, state: GameState) -> None:
+        path: list[tuple[_Node, list[tuple[int, int]], dict[int, list[int]]]] = []
+        node = root
+        expanded = False
+        while not expanded:
+            awaited = state.waiting_for()
+            if not awaited:
+                break
+            options: dict[int, list[int]] = {s: state.legal_action_indices(s) for s in awaited}
+            chosen: list[tuple[int, int]] = []
+            for seat in awaited:
+                idx, new = self._select(node, seat, options[seat])
+                expanded = expanded or new
+                chosen.append((seat, idx))
+            applied = self._apply_joint(state, chosen)
+            path.append((node, applied, options))
+            key = tuple(applied)
+            child = node.children.get(key)
+            if child is None:
+                child = node.children[key] = _Node()
+                expanded = True
+            node = child
+        reward = self._playout(state)
+        for n, applied, options in path:
+            for seat, idxs in options.items():
+                seat_stats = n.stats.setdefault(seat, {})
+                for idx in idxs:
+                    entry = seat_stats.get(idx)
+                    if entry is None:
+                        seat_stats[idx] = [0, 0.0, 1]
+                    else:
+                        entry[2] += 1
+            for seat, idx in applied:
+                entry = n.stats[seat][idx]
+                entry[0] += 1
+                entry[1] += reward[seat]
+
+    def _select(self, node: _Node, seat: int, options: list[int]) -> tuple[int, bool]:
+        """UCB over the actions legal in this world; an untried action first (True: new)."""
+        if len(options) == 1:
+            stats = node.stats.get(seat)
+            entry = stats.get(options[0]) if stats else None
+            return options[0], entry is None or entry[0] == 0
+        stats = node.stats.get(seat)
+        if stats is None:
+            return self.rng.choice(options), True
+        untried = [i for i in options if i not in stats or stats[i][0] == 0]
+        if untried:
+            return self.rng.choice(untried), True
+        c = self.exploration
+        best = options[0]
+        best_score = -math.inf
+        for idx in options:
+            n, w, avail = stats[idx]
+            score = w / n + c * math.sqrt(math.log(avail) / n)
+            if score > best_score:
+                best, best_score = idx, score
+        return best, False
+
+    def _apply_joint(self, state: GameState, chosen: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Apply each seat's choice in seat order; a choice the earlier ones made moot is dropped."""
+        applied: list[tuple[int, int]] = []
+        for seat, idx in chosen:
+            if applied and seat not in state.waiting_for():
+                continue  # e.g. a response window closed by an earlier seat's challenge
+            try:
+                state.apply_index(seat, idx)
+            except IllegalAction:
+                continue
+            applied.append((seat, idx))
+        if not applied:  # cannot happen with a consistent engine; never loop forever
+            raise RuntimeError(f"none of {chosen} could be applied")
+        return applied
+
+    def _playout(self, state: GameState) -> list[float]:
+        policy = self.policy
+        limit = policy.playout_limit
+        steps = 0
+        while True:
+            awaited = state.waiting_for()
+            if not awaited:
+                return rewards(state)
+            if limit is not None and steps >= limit:
+                return policy.evaluate(state)
+            seat = awaited[0]
+            state.apply(seat, policy.playout_action(state, seat, self.rng))
+            steps += 1
+
+
+def _mean(entry: list[float] | tuple[int, float] | None) -> float:
+    if not entry or not entry[0]:
+        return 0.0
+    return entry[1] / entry[0]
+
+
+def factory(**defaults: Any) -> Callable[..., Bot]:
+    """A registry factory for ISMCTS with default params (a caller's params override them)."""
+
+    def make(game: Game, seat: int, seed: int | None = None, **params: Any) -> Bot:
+        return ISMCTSBot(game, seat, seed, **{**defaults, **params})
+
+    return make

@@ -1,0 +1,257 @@
+"""ISMCTS is game-agnostic: it is checked here on two toy games written against the engine contract.
+
+* Kuhn poker (three cards J Q K, one each, one hidden card per seat): the search must call a bet with
+  the K, and its decision may depend only on the view.
+* Simultaneous guess: both seats pick 0–2 at once, seat 1 wins if it matches seat 0. A search that
+  let seat 1 see seat 0's hidden pick would value every pick at 1; decoupled selection values them
+  at about 1/3.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from conflictology import bots
+from conflictology.bots.ismcts import ISMCTSBot
+from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View
+
+CARDS = ("J", "Q", "K")
+
+
+class KuhnState(GameState):
+    def __init__(self, hands: list[str], history: list[str]) -> None:
+        self.hands = hands
+        self.history = history
+
+    @property
+    def num_players(self) -> int:
+        return 2
+
+    def _to_act(self) -> int | None:
+        h = self.history
+        if not h:
+            return 0
+        if h[-1] in ("fold", "call") or h == ["check", "check"]:
+            return None
+        return len(h) % 2
+
+    def waiting_for(self) -> list[int]:
+        seat = self._to_act()
+        return [] if seat is None else [seat]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.waiting_for():
+            return []
+        if self.history and self.history[-1] == "bet":
+            return [{"type": "call"}, {"type": "fold"}]
+        return [{"type": "check"}, {"type": "bet"}]
+
+    def apply(self, seat: int, action: Mapping[str, Any]) -> None:
+        if dict(action) not in self.legal_actions(seat):
+            raise IllegalAction(f"{action!r}")
+        self.history.append(action["type"])
+
+    def clone(self) -> KuhnState:
+        return KuhnState(list(self.hands), list(self.history))
+
+    def is_over(self) -> bool:
+        return not self.waiting_for()
+
+    def winners(self) -> list[int]:
+        if not self.is_over():
+            return []
+        if self.history[-1] == "fold":
+            return [len(self.history) % 2]  # the seat after the folder
+        return [max((0, 1), key=lambda s: CARDS.index(self.hands[s]))]
+
+    def view(self, seat: int | None) -> View:
+        show = self.is_over() and self.history[-1] != "fold"
+        return {
+            "you": seat,
+            "hand": self.hands[seat] if seat is not None else None,
+            "shown": list(self.hands) if show else None,
+            "history": list(self.history),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps({"hands": self.hands, "history": self.history})
+
+
+class Kuhn(Game):
+    name = "kuhn"
+    title = "Kuhn poker"
+    min_players = 2
+    max_players = 2
+    _table = ActionTable([{"type": t} for t in ("check", "bet", "call", "fold")])
+
+    @property
+    def action_table(self) -> ActionTable:
+        return self._table
+
+    def default_options(self) -> dict[str, Any]:
+        return {}
+
+    def new_game(
+        self, players: int, seed: int | None = None, options: Mapping[str, Any] | None = None,
+        deck: Sequence[str] | None = None,
+    ) -> KuhnState:
+        cards = list(deck) if deck else list(CARDS)
+        if not deck:
+            Rng(seed or 0).shuffle(cards)
+        return KuhnState(cards[:2], [])
+
+    def from_json(self, text: str) -> KuhnState:
+        data = json.loads(text)
+        return KuhnState(data["hands"], data["history"])
+
+    def determinize(self, view: View, rng: Rng) -> KuhnState:
+        me = view["you"]
+        other = rng.choice([c for c in CARDS if c != view["hand"]])
+        hands = [view["hand"], other] if me == 0 else [other, view["hand"]]
+        return KuhnState(hands, list(view["history"]))
+
+
+KuhnState.game = Kuhn()
+
+
+class GuessState(GameState):
+    def __init__(self, picks: list[int | None]) -> None:
+        self.picks = picks
+
+    @property
+    def num_players(self) -> int:
+        return 2
+
+    def waiting_for(self) -> list[int]:
+        return [s for s in (0, 1) if self.picks[s] is None]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        return [{"type": "pick", "n": n} for n in range(3)] if seat in self.waiting_for() else []
+
+    def apply(self, seat: int, action: Mapping[str, Any]) -> None:
+        if dict(action) not in self.legal_actions(seat):
+            raise IllegalAction(f"{action!r}")
+        self.picks[seat] = action["n"]
+
+    def clone(self) -> GuessState:
+        return GuessState(list(self.picks))
+
+    def is_over(self) -> bool:
+        return not self.waiting_for()
+
+    def winners(self) -> list[int]:
+        if not self.is_over():
+            return []
+        return [1] if self.picks[0] == self.picks[1] else [0]
+
+    def view(self, seat: int | None) -> View:
+        done = self.is_over()
+        picks = [p if done or s == seat else (p is not None) for s, p in enumerate(self.picks)]
+        return {"you": seat, "picks": picks}
+
+    def to_json(self) -> str:
+        return json.dumps(self.picks)
+
+
+class Guess(Game):
+    name = "guess"
+    title = "Simultaneous guess"
+    min_players = 2
+    max_players = 2
+    _table = ActionTable([{"type": "pick", "n": n} for n in range(3)])
+
+    @property
+    def action_table(self) -> ActionTable:
+        return self._table
+
+    def default_options(self) -> dict[str, Any]:
+        return {}
+
+    def new_game(
+        self, players: int, seed: int | None = None, options: Mapping[str, Any] | None = None,
+        deck: Sequence[str] | None = None,
+    ) -> GuessState:
+        return GuessState([None, None])
+
+    def from_json(self, text: str) -> GuessState:
+        return GuessState(json.loads(text))
+
+    def determinize(self, view: View, rng: Rng) -> GuessState:
+        picks: list[int | None] = []
+        for s, p in enumerate(view["picks"]):
+            if s == view["you"] or p is False:
+                picks.append(None if p is False else p)
+            else:
+                picks.append(rng.randrange(3))  # a hidden pick: any of the three
+        return GuessState(picks)
+
+
+GuessState.game = Guess()
+
+
+def test_kuhn_calls_a_bet_with_the_king() -> None:
+    game = Kuhn()
+    state = game.new_game(2, deck=["Q", "K", "J"])
+    state.apply(0, {"type": "bet"})
+    bot = ISMCTSBot(game, 1, seed=3, iterations=300)
+    assert bot.act(state.view(1), state.legal_actions(1)) == {"type": "call"}
+    assert bot.last_iterations == 300
+    visits = {game.action_table.action(i)["type"]: v for i, (v, _) in bot.last_root_stats.items()}
+    assert visits["call"] > visits["fold"]
+
+
+def test_kuhn_decision_depends_only_on_the_view() -> None:
+    game = Kuhn()
+    # Seat 1 holds the Q in both; seat 0's hidden card differs (J or K) — seat 1 cannot know which.
+    decisions = set()
+    for deck in (["J", "Q", "K"], ["K", "Q", "J"]):
+        state = game.new_game(2, deck=deck)
+        state.apply(0, {"type": "bet"})
+        bot = ISMCTSBot(game, 1, seed=11, iterations=200)
+        decisions.add(json.dumps(bot.act(state.view(1), state.legal_actions(1))))
+        decisions.add(json.dumps(bot.last_root_stats, sort_keys=True))
+    assert len(decisions) == 2  # one action, one set of root statistics, for both worlds
+
+
+def test_simultaneous_moves_are_not_seen_by_the_other_seat() -> None:
+    game = Guess()
+    state = game.new_game(2)
+    state.apply(0, {"type": "pick", "n": 2})  # seat 0 submitted; seat 1 sees only that it did
+    bot = ISMCTSBot(game, 1, seed=5, iterations=600)
+    bot.act(state.view(1), state.legal_actions(1))
+    means = [mean for _, mean in bot.last_root_stats.values()]
+    assert len(means) == 3 and all(0.15 < m < 0.55 for m in means), means
+    # With both seats still to pick, seat 0's search must not see seat 1's pick either.
+    fresh = game.new_game(2)
+    bot0 = ISMCTSBot(game, 0, seed=5, iterations=600)
+    bot0.act(fresh.view(0), fresh.legal_actions(0))
+    assert all(0.45 < m < 0.85 for _, m in bot0.last_root_stats.values())
+
+
+def test_iteration_budget_and_single_legal_action() -> None:
+    game = Kuhn()
+    state = game.new_game(2, deck=["K", "J", "Q"])
+    bot = ISMCTSBot(game, 0, seed=1, iterations=50)
+    bot.act(state.view(0), state.legal_actions(0))
+    assert bot.last_iterations == 50
+    with pytest.raises(ValueError):
+        ISMCTSBot(game, 0, iterations=0)
+
+
+def test_specs_and_levels_parse() -> None:
+    assert bots.parse_spec("ismcts:iterations=200:seconds=0.5") == (
+        "ismcts", {"iterations": 200, "seconds": 0.5}
+    )
+    assert bots.parse_spec("hard:seconds=2")[1]["seconds"] == 2
+    for level in ("easy", "normal", "hard"):
+        assert level in bots.names()
+    with pytest.raises(ValueError):
+        bots.parse_spec("ismcts:iterations")
+    with pytest.raises(ValueError):
+        bots.make("no-such-bot", Kuhn(), 0)
+    bot = bots.make("ismcts:iterations=7", Kuhn(), 0, seed=1)
+    assert isinstance(bot, ISMCTSBot) and bot.iterations == 7
