@@ -1,0 +1,68 @@
+"""Conflictology: Capitol rule data: the deck, the money, the actions and who may claim, block or pay.
+
+Everything here is the rulebook (``shared/seeds/000_*.txt``) or a numbered ruling of
+``capitol-rulings.md`` written down once, so the rules module reads from tables instead of literals.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Roles, in the contract's order (ruling 1: three copies of each, 18 cards).
+ROLES: Final = ("banker", "mafia", "hacker", "judge", "reporter", "police")
+ROLE_SET: Final = frozenset(ROLES)
+COPIES: Final = 3
+DECK: Final = tuple(role for role in ROLES for _ in range(COPIES))
+HAND_SIZE: Final = 2
+
+# Money (ruling 2): $2M each, $50M in all, conserved between the purses and the Treasury.
+STARTING_MONEY: Final = 2
+TREASURY_TOTAL: Final = 50
+
+# What each turn action takes from the Treasury (ruling 2: what is there, if it holds less).
+INCOME: Final = 1
+FOREIGN_AID: Final = 2
+BANKER_TAKE: Final = 3
+MAFIA_STEAL: Final = 2  # ruling 13: min(2, the target's money)
+
+# Fees, paid to the Treasury when the action is announced (ruling 10, ruling 17).
+COST: Final[dict[str, int]] = {"scandal": 7, "hacker": 3}
+FORCED_SCANDAL_AT: Final = 10  # ruling 4
+
+# Cards drawn by an exchange (ruling 14, ruling 16).
+DRAW: Final[dict[str, int]] = {"reporter": 2, "police_swap": 1}
+
+# The turn actions, in the order legal actions list them.
+TURN_ACTIONS: Final = (
+    "income", "foreign_aid", "scandal", "banker", "mafia", "hacker", "reporter",
+    "police_investigate", "police_swap",
+)
+TARGETED: Final = frozenset({"scandal", "mafia", "hacker", "police_investigate"})
+
+# The role a character action claims (ruling 5b: only these have a challenge window).
+CLAIM: Final[dict[str, str]] = {
+    "banker": "banker",
+    "mafia": "mafia",
+    "hacker": "hacker",
+    "reporter": "reporter",
+    "police_investigate": "police",
+    "police_swap": "police",
+}
+
+# Ruling 6: who may block what, claiming which roles. Foreign Aid: anyone else, as Banker; Hacker: the
+# target only, as Judge; Mafia: the target only, with the roles of the `steal_blockers` option.
+BLOCK_ROLES: Final[dict[str, tuple[str, ...]]] = {"foreign_aid": ("banker",), "hacker": ("judge",)}
+BLOCKED_BY_ANYONE: Final = frozenset({"foreign_aid"})
+STEAL_BLOCKER_CHOICES: Final = ("mafia", "police", "reporter")
+# Every role that can ever appear in a `block` (for the action table).
+BLOCKING_ROLES: Final = ("banker", "mafia", "judge", "reporter", "police")
+
+DEFAULT_OPTIONS: Final[dict[str, object]] = {
+    "first_player": None,
+    "forced_scandal": True,
+    "steal_blockers": [],
+    "anyone_challenges_block": False,
+}
+
+# Names as players read them in the log.
+ROLE_NAME: Final[dict[str, str]] = {role: role.capitalize() for role in ROLES}

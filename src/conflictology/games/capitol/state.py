@@ -1,0 +1,716 @@
+"""The Capitol game state and its rules: turns, challenge and block windows, losses, exchanges.
+
+A state is a handful of plain lists and scalars (``__slots__``) so that ``clone`` is a few list copies
+and random playouts stay fast. Every decision the game awaits is one *phase*:
+
+``turn``            the actor chooses an action (forced Scandal at $10M, ruling 4)
+``challenge``       every other living player may challenge the actor's claim (ruling 5b)
+``block``           the eligible blockers may block (ruling 6)
+``block_challenge`` the actor (or, with the option, anyone but the blocker) may challenge (ruling 7)
+``lose``            the first seat of the loss queue turns a card face up (rulings 9, 11, 12)
+``return``          a blocker whose block was accepted puts a card back (ruling 8, the book's rule)
+``exchange``        the actor keeps as many cards as they held (Reporter ruling 14, Police swap 16)
+``show``            the investigated target shows a card to the Police player (ruling 15)
+``investigate``     the Police player lets the target keep it or forces a redraw (ruling 15)
+``over``            one player has a face-down card left (ruling 18)
+
+Losses are queued (``losses``) because one answer can cost two influences (ruling 11); ``then`` says
+what follows once the queue is empty: end the turn, continue the action (block window, then
+resolution), or resolve it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from itertools import combinations
+from typing import Any
+
+from conflictology.engine import Action, GameState, IllegalAction, Rng, View
+from conflictology.games.capitol import data
+
+TURN = "turn"
+CHALLENGE = "challenge"
+BLOCK = "block"
+BLOCK_CHALLENGE = "block_challenge"
+LOSE = "lose"
+RETURN = "return"
+EXCHANGE = "exchange"
+SHOW = "show"
+INVESTIGATE = "investigate"
+OVER = "over"
+PHASES = (TURN, CHALLENGE, BLOCK, BLOCK_CHALLENGE, LOSE, RETURN, EXCHANGE, SHOW, INVESTIGATE, OVER)
+
+# What follows an emptied loss queue.
+THEN_END = "end_turn"
+THEN_CONTINUE = "continue"  # the action stands: block window if any, then resolution
+THEN_RESOLVE = "resolve"
+THENS = ("", THEN_END, THEN_CONTINUE, THEN_RESOLVE)
+
+_PASS_CHALLENGE = ("pass", "challenge")
+
+# A log entry is a tuple (event type, fields…); views.py renders it. ("_raw", dict) holds an entry
+# already rendered (a determinized state copies the log it was drawn from).
+LogEntry = tuple[Any, ...]
+
+_FIELDS = (
+    "n", "options", "money", "hidden", "revealed", "alive", "deck", "treasury", "rng", "phase",
+    "actor", "action", "target", "claim", "challenger", "blocker", "block_claim", "block_challenger",
+    "awaiting", "passed", "losses", "then", "keep", "ex_hand", "shown", "known", "log", "winner",
+)
+
+
+class CapitolState(GameState):
+    __slots__ = (*_FIELDS, "opt_forced", "opt_steal", "opt_anyone", "_lseat", "_legal")
+
+    n: int
+    options: dict[str, Any]
+    opt_forced: bool
+    opt_steal: tuple[str, ...]
+    opt_anyone: bool
+    money: list[int]
+    hidden: list[list[str]]
+    revealed: list[list[str]]
+    alive: list[bool]
+    deck: list[str]  # top first
+    treasury: int
+    rng: Rng
+    phase: str
+    actor: int
+    action: str  # the turn action's type, "" before it is chosen
+    target: int  # -1: none
+    claim: str  # the role the action claims, "" for general actions
+    challenger: int
+    blocker: int
+    block_claim: str
+    block_challenger: int
+    awaiting: list[int]  # the seats that may still answer, in seat order
+    passed: list[int]  # who passed in the current window, in the order they passed
+    losses: list[int]  # seats that must still lose an influence, first one now
+    then: str
+    keep: int  # an exchange: how many cards the actor keeps
+    ex_hand: list[str]  # an exchange: the actor's hand before drawing (private)
+    shown: str  # an investigation: the card shown to the Police player (private)
+    known: list[tuple[int, int, str]]  # (police seat, target, card) still known to be in that hand
+    log: list[LogEntry]
+    winner: int
+    _lseat: int
+    _legal: list[Action]
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def deal(cls, players: int, options: dict[str, Any], deck: list[str], rng: Rng) -> CapitolState:
+        """A new game: seat i holds ``deck[2i:2i+2]``, the rest is the draw pile, top first."""
+        s = cls.__new__(cls)
+        s.n = players
+        s._set_options(options)
+        s.money = [data.STARTING_MONEY] * players
+        hs = data.HAND_SIZE
+        s.hidden = [deck[i * hs : i * hs + hs] for i in range(players)]
+        s.revealed = [[] for _ in range(players)]
+        s.alive = [True] * players
+        s.deck = deck[players * hs :]
+        s.treasury = data.TREASURY_TOTAL - data.STARTING_MONEY * players
+        s.rng = rng
+        first = options["first_player"]
+        if first is None:
+            first = rng.randrange(players)  # ruling 3
+        s.known = []
+        s.log = [("start", first)]
+        s.winner = -1
+        s._lseat = -1
+        s._legal = []
+        s._begin_turn(first)
+        return s
+
+    def _set_options(self, options: dict[str, Any]) -> None:
+        self.options = options
+        self.opt_forced = options["forced_scandal"]
+        self.opt_steal = tuple(options["steal_blockers"])
+        self.opt_anyone = options["anyone_challenges_block"]
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    def clone(self) -> CapitolState:
+        c = CapitolState.__new__(CapitolState)
+        c.n = self.n
+        c.options = self.options  # never mutated
+        c.opt_forced = self.opt_forced
+        c.opt_steal = self.opt_steal
+        c.opt_anyone = self.opt_anyone
+        c.money = self.money[:]
+        c.hidden = [h[:] for h in self.hidden]
+        c.revealed = [r[:] for r in self.revealed]
+        c.alive = self.alive[:]
+        c.deck = self.deck[:]
+        c.treasury = self.treasury
+        c.rng = Rng(self.rng.state)
+        c.phase = self.phase
+        c.actor = self.actor
+        c.action = self.action
+        c.target = self.target
+        c.claim = self.claim
+        c.challenger = self.challenger
+        c.blocker = self.blocker
+        c.block_claim = self.block_claim
+        c.block_challenger = self.block_challenger
+        c.awaiting = self.awaiting[:]
+        c.passed = self.passed[:]
+        c.losses = self.losses[:]
+        c.then = self.then
+        c.keep = self.keep
+        c.ex_hand = self.ex_hand[:]
+        c.shown = self.shown
+        c.known = self.known[:]
+        c.log = self.log[:]
+        c.winner = self.winner
+        # The cached legal list is never mutated in place, so the twin may share it.
+        c._lseat = self._lseat
+        c._legal = self._legal
+        return c
+
+    # ------------------------------------------------------------------ queries
+
+    def waiting_for(self) -> list[int]:
+        return self.awaiting[:]
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def winners(self) -> list[int]:
+        return [self.winner] if self.phase == OVER else []
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if type(seat) is int and seat == self._lseat:
+            return self._legal[:]
+        if type(seat) is not int or seat not in self.awaiting:
+            return []
+        legal = self._compute_legal(seat)
+        self._lseat = seat
+        self._legal = legal
+        return legal[:]
+
+    def _compute_legal(self, seat: int) -> list[Action]:
+        phase = self.phase
+        if phase in (CHALLENGE, BLOCK_CHALLENGE):
+            return [{"type": "pass"}, {"type": "challenge"}]
+        if phase == TURN:
+            return self._turn_actions(seat)
+        if phase == BLOCK:
+            return [{"type": "pass"}] + [{"type": "block", "card": r} for r in self._block_roles()]
+        if phase in (LOSE, RETURN, SHOW):
+            return [{"type": phase, "card": r} for r in _distinct(self.hidden[seat])]
+        if phase == EXCHANGE:
+            pool = sorted(self.hidden[seat])
+            return [{"type": "keep", "cards": list(c)} for c in dict.fromkeys(combinations(pool, self.keep))]
+        if phase == INVESTIGATE:
+            return [{"type": "let_keep"}, {"type": "force_redraw"}]
+        return []
+
+    def _turn_actions(self, seat: int) -> list[Action]:
+        money = self.money[seat]
+        alive = self.alive
+        targets = [t for t in range(self.n) if t != seat and alive[t]]
+        if self.opt_forced and money >= data.FORCED_SCANDAL_AT:
+            # Ruling 4: checked when the turn starts, before anything else.
+            return [{"type": "scandal", "target": t} for t in targets]
+        out: list[Action] = [{"type": "income"}, {"type": "foreign_aid"}]
+        if money >= data.COST["scandal"]:
+            out += [{"type": "scandal", "target": t} for t in targets]
+        out.append({"type": "banker"})
+        out += [{"type": "mafia", "target": t} for t in targets]
+        if money >= data.COST["hacker"]:
+            out += [{"type": "hacker", "target": t} for t in targets]
+        out.append({"type": "reporter"})
+        out += [{"type": "police_investigate", "target": t} for t in targets]
+        out.append({"type": "police_swap"})
+        return out
+
+    def _block_roles(self) -> tuple[str, ...]:
+        if self.action == "mafia":
+            return self.opt_steal
+        return data.BLOCK_ROLES.get(self.action, ())
+
+    # ------------------------------------------------------------------ applying actions
+
+    def apply(self, seat: int, action: Any) -> None:
+        if type(seat) is int and seat == self._lseat:
+            legal = self._legal
+        else:
+            if type(seat) is not int or seat not in self.awaiting:
+                raise IllegalAction(
+                    f"seat {seat!r} is not awaited now (waiting for {self.awaiting}); phase {self.phase}"
+                )
+            legal = self._compute_legal(seat)
+            self._lseat = seat
+            self._legal = legal
+        for a in legal:
+            if a is action:
+                break
+        else:
+            a = _match(legal, action, seat, self.phase)
+        self._lseat = -1
+        phase = self.phase
+        if phase == CHALLENGE:
+            self._on_challenge(seat, a)
+        elif phase == TURN:
+            self._on_turn(seat, a)
+        elif phase == BLOCK:
+            self._on_block(seat, a)
+        elif phase == BLOCK_CHALLENGE:
+            self._on_block_challenge(seat, a)
+        elif phase == LOSE:
+            self.losses.pop(0)
+            self._lose(seat, a["card"])
+            if self.phase != OVER:
+                self._run_losses()
+        elif phase == RETURN:
+            self._replace(seat, a["card"])
+            self.log.append(("return", seat))
+            self._next_turn()
+        elif phase == EXCHANGE:
+            self._on_exchange(seat, a["cards"])
+        elif phase == SHOW:
+            self._show(seat, a["card"])
+        elif phase == INVESTIGATE:
+            self._on_investigate(seat, a["type"])
+
+    def timeout_action(self, seat: int) -> Action:
+        """Ruling 19: a response passes, an exchange keeps the hand, a turn takes Income (or, when
+        forced, a Scandal against the next living seat: every Scandal costs the same); a lost, shown
+        or returned card is drawn at random from a copy of the state's generator, so asking twice
+        gives the same answer and asking changes nothing."""
+        legal = self.legal_actions(seat)
+        if not legal:
+            raise IllegalAction(f"seat {seat!r} is not awaited")
+        phase = self.phase
+        if phase == TURN:
+            if legal[0]["type"] == "income":
+                return legal[0]
+            targets = [a["target"] for a in legal]
+            after = [t for t in targets if t > seat]
+            target = after[0] if after else targets[0]
+            return {"type": "scandal", "target": target}
+        if phase == EXCHANGE:
+            return {"type": "keep", "cards": sorted(self.ex_hand)}
+        if phase in (LOSE, SHOW, RETURN):
+            return legal[Rng(self.rng.state ^ 0x5DEECE66D).randrange(len(legal))]
+        if phase == INVESTIGATE:
+            return {"type": "let_keep"}
+        return {"type": "pass"}
+
+    # ------------------------------------------------------------------ the rules
+
+    def _begin_turn(self, seat: int) -> None:
+        self.phase = TURN
+        self.actor = seat
+        self.action = ""
+        self.target = -1
+        self.claim = ""
+        self.challenger = -1
+        self.blocker = -1
+        self.block_claim = ""
+        self.block_challenger = -1
+        self.awaiting = [seat]
+        self.passed = []
+        self.losses = []
+        self.then = ""
+        self.keep = 0
+        self.ex_hand = []
+        self.shown = ""
+
+    def _next_turn(self) -> None:
+        # Ruling 3: clockwise (seat order), skipping eliminated players.
+        n = self.n
+        alive = self.alive
+        s = self.actor
+        for _ in range(n):
+            s = (s + 1) % n
+            if alive[s]:
+                break
+        self._begin_turn(s)
+
+    def _others_alive(self, seat: int) -> list[int]:
+        alive = self.alive
+        return [s for s in range(self.n) if s != seat and alive[s]]
+
+    def _on_turn(self, seat: int, a: Action) -> None:
+        kind: str = a["type"]
+        self.action = kind
+        target: int = a.get("target", -1)
+        self.target = target
+        cost = data.COST.get(kind)
+        if cost:
+            # Ruling 10: fees are paid when the action is announced and never refunded.
+            self.money[seat] -= cost
+            self.treasury += cost
+        self.log.append(("action", seat, kind, target))
+        if kind == "income":
+            self._gain(seat, data.INCOME)
+            self._next_turn()
+        elif kind == "foreign_aid":
+            self._continue()  # no challenge window (ruling 5b): straight to the block window
+        elif kind == "scandal":
+            self.losses = [target]
+            self.then = THEN_END
+            self._run_losses()
+        else:
+            self.claim = data.CLAIM[kind]
+            self.phase = CHALLENGE
+            self.awaiting = self._others_alive(seat)
+            self.passed = []
+
+    def _on_challenge(self, seat: int, a: Action) -> None:
+        if a["type"] == "pass":
+            self.awaiting.remove(seat)
+            self.passed.append(seat)
+            if not self.awaiting:
+                self._continue()
+            return
+        actor = self.actor
+        claim = self.claim
+        self.challenger = seat
+        self.awaiting = []
+        self.log.append(("challenge", seat, actor, claim))
+        if claim in self.hidden[actor]:
+            # Ruling 9: the true card goes back, the deck is shuffled, the actor draws; the
+            # challenger loses; the action goes on.
+            self._replace(actor, claim)
+            self.log.append(("reveal", actor, claim))
+            if self.action == "hacker" and seat == self.target:
+                # Ruling 11 (the book's Hacker text): the challenge, then the hack; no Judge window.
+                self.losses = [seat, seat]
+                self.then = THEN_END
+            else:
+                self.losses = [seat]
+                self.then = THEN_CONTINUE
+        else:
+            self.log.append(("bluff", actor, claim))
+            self.losses = [actor]
+            self.then = THEN_END
+        self._run_losses()
+
+    def _continue(self) -> None:
+        """The action stands after its challenge window: open the block window, or resolve."""
+        kind = self.action
+        roles = self._block_roles()
+        if roles:
+            if kind in data.BLOCKED_BY_ANYONE:
+                blockers = self._others_alive(self.actor)
+            else:
+                # Ruling 6: only the target blocks, even after their own failed challenge.
+                blockers = [self.target] if self.alive[self.target] else []
+            if blockers:
+                self.phase = BLOCK
+                self.awaiting = blockers
+                self.passed = []
+                return
+        self._resolve()
+
+    def _on_block(self, seat: int, a: Action) -> None:
+        if a["type"] == "pass":
+            self.awaiting.remove(seat)
+            self.passed.append(seat)
+            if not self.awaiting:
+                self._resolve()
+            return
+        self.blocker = seat
+        self.block_claim = a["card"]
+        self.log.append(("block", seat, a["card"], self.actor))
+        self.phase = BLOCK_CHALLENGE
+        self.passed = []
+        if self.opt_anyone:
+            self.awaiting = self._others_alive(seat)  # the actor included
+        else:
+            self.awaiting = [self.actor]  # ruling 7: the book's two options are the actor's
+
+    def _on_block_challenge(self, seat: int, a: Action) -> None:
+        blocker = self.blocker
+        if a["type"] == "pass":
+            self.awaiting.remove(seat)
+            self.passed.append(seat)
+            if self.awaiting:
+                return
+            # Ruling 8 (the book's "Accept the block"): the action is not executed; the blocker
+            # puts a card of their choice back, shuffles and draws one.
+            self.log.append(("blocked", self.actor, blocker))
+            self.phase = RETURN
+            self.awaiting = [blocker]
+            hand = self.hidden[blocker]
+            if hand.count(hand[0]) == len(hand):  # ruling 12a: only one choice
+                self._replace(blocker, hand[0])
+                self.log.append(("return", blocker))
+                self._next_turn()
+            return
+        claim = self.block_claim
+        self.block_challenger = seat
+        self.awaiting = []
+        self.log.append(("challenge", seat, blocker, claim))
+        if claim in self.hidden[blocker]:
+            # Ruling 9 then 8: the revealed card is replaced, the challenger loses, the block stands
+            # with no second exchange.
+            self._replace(blocker, claim)
+            self.log.append(("reveal", blocker, claim))
+            self.log.append(("blocked", self.actor, blocker))
+            self.losses = [seat]
+            self.then = THEN_END
+        else:
+            # The block fails and the action resolves (a false Judge then loses twice, ruling 11).
+            self.log.append(("bluff", blocker, claim))
+            self.losses = [blocker]
+            self.then = THEN_RESOLVE
+        self._run_losses()
+
+    def _run_losses(self) -> None:
+        losses = self.losses
+        hidden = self.hidden
+        while losses:
+            seat = losses[0]
+            hand = hidden[seat]
+            if not hand:
+                # Ruling 11: a player who lost their last influence early loses only what they had.
+                losses.pop(0)
+                continue
+            if hand.count(hand[0]) == len(hand):
+                # Ruling 12a: one face-down card, or two of the same role: taken automatically.
+                losses.pop(0)
+                self._lose(seat, hand[0])
+                if self.phase == OVER:
+                    return
+                continue
+            self.phase = LOSE
+            self.awaiting = [seat]
+            return
+        then = self.then
+        if then == THEN_END:
+            self._next_turn()
+        elif then == THEN_CONTINUE:
+            self._continue()
+        else:
+            self._resolve()
+
+    def _lose(self, seat: int, card: str) -> None:
+        hand = self.hidden[seat]
+        hand.remove(card)
+        self.revealed[seat].append(card)  # ruling 12: face up for the rest of the game
+        self.log.append(("lose", seat, card))
+        if self.known:
+            self._forget(seat)
+        if hand:
+            return
+        # Ruling 12: eliminated; their money returns to the Treasury.
+        self.alive[seat] = False
+        money = self.money[seat]
+        self.money[seat] = 0
+        self.treasury += money
+        self.log.append(("out", seat, money))
+        living = [s for s in range(self.n) if self.alive[s]]
+        if len(living) == 1:
+            # Ruling 18: the last player with a face-down card wins.
+            self.phase = OVER
+            self.awaiting = []
+            self.winner = living[0]
+            self.log.append(("win", living[0]))
+
+    def _resolve(self) -> None:
+        kind = self.action
+        actor = self.actor
+        target = self.target
+        if not self.alive[actor]:
+            self._next_turn()
+            return
+        if target >= 0 and not self.alive[target]:
+            # Ruling 12: the target was eliminated before the action resolved.
+            self.log.append(("no_effect", target))
+            self._next_turn()
+            return
+        if kind == "foreign_aid":
+            self._gain(actor, data.FOREIGN_AID)
+        elif kind == "banker":
+            self._gain(actor, data.BANKER_TAKE)
+        elif kind == "mafia":
+            amount = min(data.MAFIA_STEAL, self.money[target])  # ruling 13
+            self.money[target] -= amount
+            self.money[actor] += amount
+            self.log.append(("steal", actor, target, amount))
+        elif kind == "hacker":
+            self.losses = [target]
+            self.then = THEN_END
+            self._run_losses()
+            return
+        elif kind == "reporter" or kind == "police_swap":
+            self._begin_exchange(data.DRAW[kind])
+            return
+        elif kind == "police_investigate":
+            self.phase = SHOW
+            self.awaiting = [target]
+            hand = self.hidden[target]
+            if hand.count(hand[0]) == len(hand):  # ruling 12a
+                self._show(target, hand[0])
+            return
+        self._next_turn()
+
+    def _gain(self, seat: int, amount: int) -> None:
+        amount = min(amount, self.treasury)  # ruling 2: the Treasury pays what it holds
+        self.money[seat] += amount
+        self.treasury -= amount
+        self.log.append(("gain", seat, amount))
+
+    def _begin_exchange(self, count: int) -> None:
+        actor = self.actor
+        hand = self.hidden[actor]
+        self.ex_hand = hand[:]
+        self.keep = len(hand)
+        hand += self.deck[:count]
+        del self.deck[:count]
+        if self.known:
+            self._forget(actor)
+        self.log.append(("draw", actor, count))
+        self.phase = EXCHANGE
+        self.awaiting = [actor]
+
+    def _on_exchange(self, seat: int, cards: list[str]) -> None:
+        rest = self.hidden[seat][:]
+        for card in cards:
+            rest.remove(card)
+        self.hidden[seat] = list(cards)
+        self.deck += rest
+        self.rng.shuffle(self.deck)
+        self.log.append(("exchange", seat, len(rest)))
+        self._next_turn()
+
+    def _show(self, target: int, card: str) -> None:
+        police = self.actor
+        self.shown = card
+        self.known = [k for k in self.known if k[0] != police or k[1] != target]
+        self.known.append((police, target, card))
+        self.log.append(("show", target, police))
+        self.phase = INVESTIGATE
+        self.awaiting = [police]
+
+    def _on_investigate(self, seat: int, kind: str) -> None:
+        target = self.target
+        if kind == "force_redraw":
+            self._replace(target, self.shown)
+        self.log.append((kind, seat, target))
+        self._next_turn()
+
+    def _replace(self, seat: int, card: str) -> None:
+        """A card goes back into the deck, the deck is shuffled, the holder draws the top card."""
+        hand = self.hidden[seat]
+        hand.remove(card)
+        deck = self.deck
+        deck.append(card)
+        self.rng.shuffle(deck)
+        hand.append(deck.pop(0))
+        if self.known:
+            self._forget(seat)
+
+    def _forget(self, seat: int) -> None:
+        # Police knowledge of a hand lasts until that hand changes in any way.
+        self.known = [k for k in self.known if k[1] != seat]
+
+    # ------------------------------------------------------------------ views and JSON
+
+    def view(self, seat: int | None) -> View:
+        from conflictology.games.capitol.views import render_view
+
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self.n):
+            raise ValueError(f"no seat {seat!r} at a table of {self.n}")
+        return render_view(self, seat)
+
+    def to_json(self) -> str:
+        doc: dict[str, Any] = {"game": "capitol", "version": 1}
+        for name in _FIELDS:
+            doc[name] = getattr(self, name)
+        doc["rng"] = self.rng.state
+        return json.dumps(doc, separators=(",", ":"))
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any]) -> CapitolState:
+        if doc.get("game") != "capitol" or doc.get("version") != 1:
+            raise ValueError("not a Capitol state (version 1)")
+        s = cls.__new__(cls)
+        try:
+            s.n = int(doc["n"])
+            s._set_options(dict(doc["options"]))
+            s.money = [int(m) for m in doc["money"]]
+            s.hidden = [[str(c) for c in h] for h in doc["hidden"]]
+            s.revealed = [[str(c) for c in r] for r in doc["revealed"]]
+            s.alive = [bool(a) for a in doc["alive"]]
+            s.deck = [str(c) for c in doc["deck"]]
+            s.treasury = int(doc["treasury"])
+            s.rng = Rng(int(doc["rng"]))
+            s.phase = str(doc["phase"])
+            s.actor = int(doc["actor"])
+            s.action = str(doc["action"])
+            s.target = int(doc["target"])
+            s.claim = str(doc["claim"])
+            s.challenger = int(doc["challenger"])
+            s.blocker = int(doc["blocker"])
+            s.block_claim = str(doc["block_claim"])
+            s.block_challenger = int(doc["block_challenger"])
+            s.awaiting = [int(x) for x in doc["awaiting"]]
+            s.passed = [int(x) for x in doc["passed"]]
+            s.losses = [int(x) for x in doc["losses"]]
+            s.then = str(doc["then"])
+            s.keep = int(doc["keep"])
+            s.ex_hand = [str(c) for c in doc["ex_hand"]]
+            s.shown = str(doc["shown"])
+            s.known = [(int(p), int(t), str(c)) for p, t, c in doc["known"]]
+            s.log = [tuple(e) for e in doc["log"]]
+            s.winner = int(doc["winner"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed Capitol state: {exc}") from exc
+        s._lseat = -1
+        s._legal = []
+        s.check_invariants()
+        return s
+
+    def check_invariants(self) -> None:
+        """Raise ``ValueError`` unless money and cards are conserved and the fields fit together."""
+        n = self.n
+        if not 2 <= n <= 6 or any(len(x) != n for x in (self.money, self.hidden, self.revealed, self.alive)):
+            raise ValueError("inconsistent Capitol state: seat lists")
+        if sum(self.money) + self.treasury != data.TREASURY_TOTAL or min(self.money) < 0 or self.treasury < 0:
+            raise ValueError("inconsistent Capitol state: money is not conserved")
+        cards = list(self.deck)
+        for h in self.hidden:
+            cards += h
+        for r in self.revealed:
+            cards += r
+        if sorted(cards) != sorted(data.DECK):
+            raise ValueError("inconsistent Capitol state: the 18 cards are not all there")
+        if self.phase not in PHASES or self.then not in THENS:
+            raise ValueError(f"inconsistent Capitol state: phase {self.phase!r}")
+        if any(not 0 <= s < n for s in self.awaiting) or not -1 <= self.actor < n:
+            raise ValueError("inconsistent Capitol state: seats out of range")
+        if any(bool(self.hidden[s]) != self.alive[s] for s in range(n)):
+            raise ValueError("inconsistent Capitol state: alive players are those with face-down cards")
+
+
+def _distinct(hand: list[str]) -> list[str]:
+    return list(dict.fromkeys(hand))
+
+
+def _match(legal: list[Action], action: Any, seat: int, phase: str) -> Action:
+    """The legal action equal to ``action`` (strictly: no bools or floats for seats), or raise."""
+    if type(action) is not dict:
+        raise IllegalAction(f"an action is an object with a 'type', got {type(action).__name__}")
+    probe = action
+    cards = action.get("cards")
+    if type(cards) is list and all(type(c) is str for c in cards):
+        probe = {**action, "cards": sorted(cards)}  # a kept hand is a multiset: any order will do
+    for a in legal:
+        if a == probe:
+            target = probe.get("target")
+            if target is not None and type(target) is not int:
+                break
+            return a
+    raise IllegalAction(
+        f"illegal action for seat {seat} in phase {phase}: {action!r}; legal: "
+        + json.dumps(legal, separators=(",", ":"))
+    )

@@ -1,0 +1,245 @@
+"""What one seat may see of a Capitol state, and the public log in structured, readable form.
+
+A view carries every public fact needed to rebuild the state (``Game.determinize``): the pending
+phase with who already passed, the queued losses and what follows them. Secrets stay with their
+owner: the cards an exchange is choosing from go to that player only, the card shown to the Police
+player goes to that player and to the one who showed it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from conflictology.engine import View
+from conflictology.games.capitol.data import BANKER_TAKE, COST, ROLE_NAME
+
+if TYPE_CHECKING:
+    from conflictology.games.capitol.state import CapitolState, LogEntry
+
+_ACTION_NAME = {
+    "income": "Income",
+    "foreign_aid": "Foreign Aid",
+    "scandal": "Scandal",
+    "banker": "Banker",
+    "mafia": "Mafia",
+    "hacker": "Hacker",
+    "reporter": "Reporter",
+    "police_investigate": "Police (investigate)",
+    "police_swap": "Police (swap)",
+}
+
+
+def render_view(state: CapitolState, seat: int | None) -> View:
+    n = state.n
+    players = []
+    for i in range(n):
+        hand = state.hidden[i]
+        players.append({
+            "seat": i,
+            "money": state.money[i],
+            "hidden": list(hand) if i == seat else len(hand),
+            "revealed": list(state.revealed[i]),
+            "alive": state.alive[i],
+        })
+    phase = state.phase
+    view: View = {
+        "game": "capitol",
+        "you": seat,
+        "turn": state.actor,
+        "phase": phase,
+        "awaiting": list(state.awaiting),
+        "treasury": state.treasury,
+        "deck": len(state.deck),
+        "players": players,
+        "options": {**state.options, "steal_blockers": list(state.options["steal_blockers"])},
+        "pending": _pending(state, seat),
+        "log": [render_entry(e) for e in state.log],
+    }
+    if seat is not None:
+        # What this seat learnt as the Police player and still knows (until that hand changes).
+        view["known"] = [{"seat": t, "card": c} for p, t, c in state.known if p == seat]
+    if phase == "over":
+        view["winners"] = [state.winner]
+    return view
+
+
+def _seat(x: int) -> int | None:
+    return None if x < 0 else x
+
+
+def _pending(state: CapitolState, seat: int | None) -> dict[str, Any] | None:
+    phase = state.phase
+    if phase == "turn" or phase == "over":
+        return None
+    pending: dict[str, Any] = {
+        "phase": phase,
+        "actor": state.actor,
+        "action": state.action,
+        "target": _seat(state.target),
+        "claim": state.claim or None,
+        "challenger": _seat(state.challenger),
+        "blocker": _seat(state.blocker),
+        "block_claim": state.block_claim or None,
+        "block_challenger": _seat(state.block_challenger),
+        "awaiting": list(state.awaiting),
+        "passed": list(state.passed),
+        "losses": list(state.losses),
+        "then": state.then or None,
+    }
+    if phase == "exchange":
+        pending["keep"] = state.keep
+        if seat == state.actor:
+            drawn = list(state.hidden[seat])
+            for card in state.ex_hand:
+                drawn.remove(card)
+            pending["hand"] = list(state.ex_hand)
+            pending["drawn"] = drawn
+    elif phase == "investigate" and seat is not None and seat in (state.actor, state.target):
+        pending["shown"] = state.shown
+    return pending
+
+
+def _s(seat: int) -> str:
+    return f"Seat {seat}"
+
+
+def _role(role: str) -> str:
+    return ROLE_NAME.get(role, role)
+
+
+def render_entry(entry: LogEntry) -> dict[str, Any]:
+    """One log entry as a dict: its type, structured fields (seats as ints) and an English text."""
+    kind = entry[0]
+    if kind == "_raw":
+        return dict(entry[1])
+    if kind == "start":
+        return {"type": "start", "seat": entry[1], "text": f"{_s(entry[1])} plays first."}
+    if kind == "action":
+        _, seat, action, target = entry
+        out: dict[str, Any] = {"type": "action", "seat": seat, "action": action}
+        if target >= 0:
+            out["target"] = target
+        out["text"] = _action_text(seat, action, target)
+        return out
+    if kind == "challenge":
+        _, seat, challenged, claim = entry
+        return {
+            "type": "challenge", "seat": seat, "challenged": challenged, "claim": claim,
+            "text": f"{_s(seat)} challenges {_s(challenged)}'s claim of {_role(claim)}.",
+        }
+    if kind == "reveal":
+        _, seat, card = entry
+        return {
+            "type": "reveal", "seat": seat, "card": card,
+            "text": f"{_s(seat)} reveals {_role(card)}, shuffles it into the deck and draws a new card.",
+        }
+    if kind == "bluff":
+        _, seat, claim = entry
+        return {
+            "type": "bluff", "seat": seat, "claim": claim,
+            "text": f"{_s(seat)} does not have {_role(claim)}: the bluff is caught.",
+        }
+    if kind == "block":
+        _, seat, card, actor = entry
+        return {
+            "type": "block", "seat": seat, "card": card, "actor": actor,
+            "text": f"{_s(seat)} blocks {_s(actor)}, claiming {_role(card)}.",
+        }
+    if kind == "blocked":
+        _, actor, blocker = entry
+        return {
+            "type": "blocked", "seat": actor, "blocker": blocker,
+            "text": f"The block by {_s(blocker)} stands: {_s(actor)}'s action is not executed.",
+        }
+    if kind == "return":
+        return {
+            "type": "return", "seat": entry[1],
+            "text": f"{_s(entry[1])} puts a card back into the deck, shuffles and draws a new one.",
+        }
+    if kind == "lose":
+        _, seat, card = entry
+        return {
+            "type": "lose", "seat": seat, "card": card,
+            "text": f"{_s(seat)} loses an influence: {_role(card)} is turned face up.",
+        }
+    if kind == "out":
+        _, seat, money = entry
+        return {
+            "type": "eliminated", "seat": seat, "amount": money,
+            "text": f"{_s(seat)} has no influence left and is out; ${money}M return to the Treasury.",
+        }
+    if kind == "win":
+        return {"type": "win", "seat": entry[1], "text": f"{_s(entry[1])} wins."}
+    if kind == "gain":
+        _, seat, amount = entry
+        return {
+            "type": "gain", "seat": seat, "amount": amount,
+            "text": f"{_s(seat)} takes ${amount}M from the Treasury.",
+        }
+    if kind == "steal":
+        _, seat, target, amount = entry
+        return {
+            "type": "steal", "seat": seat, "target": target, "amount": amount,
+            "text": f"{_s(seat)} steals ${amount}M from {_s(target)}.",
+        }
+    if kind == "no_effect":
+        return {
+            "type": "no_effect", "seat": entry[1],
+            "text": f"{_s(entry[1])} is already out: the action does nothing more.",
+        }
+    if kind == "draw":
+        _, seat, count = entry
+        cards = "a card" if count == 1 else f"{count} cards"
+        return {
+            "type": "draw", "seat": seat, "count": count,
+            "text": f"{_s(seat)} draws {cards} from the deck.",
+        }
+    if kind == "exchange":
+        _, seat, count = entry
+        cards = "a card" if count == 1 else f"{count} cards"
+        return {
+            "type": "exchange", "seat": seat, "count": count,
+            "text": f"{_s(seat)} returns {cards} to the deck and shuffles it.",
+        }
+    if kind == "show":
+        _, seat, police = entry
+        return {
+            "type": "show", "seat": seat, "police": police,
+            "text": f"{_s(seat)} shows a card to {_s(police)}.",
+        }
+    if kind == "let_keep":
+        _, police, target = entry
+        return {
+            "type": "let_keep", "seat": police, "target": target,
+            "text": f"{_s(police)} lets {_s(target)} keep the card.",
+        }
+    if kind == "force_redraw":
+        _, police, target = entry
+        return {
+            "type": "force_redraw", "seat": police, "target": target,
+            "text": f"{_s(police)} makes {_s(target)} shuffle the card into the deck and draw a new one.",
+        }
+    raise ValueError(f"unknown log entry {entry!r}")
+
+
+def _action_text(seat: int, action: str, target: int) -> str:
+    who = _s(seat)
+    if action == "income":
+        return f"{who} takes Income."
+    if action == "foreign_aid":
+        return f"{who} asks for Foreign Aid."
+    if action == "scandal":
+        return f"{who} pays ${COST['scandal']}M to launch a Scandal against {_s(target)}."
+    if action == "banker":
+        return f"{who} claims Banker to take ${BANKER_TAKE}M from the Treasury."
+    if action == "mafia":
+        return f"{who} claims Mafia to steal from {_s(target)}."
+    if action == "hacker":
+        return f"{who} claims Hacker and pays ${COST['hacker']}M to hack {_s(target)}."
+    if action == "reporter":
+        return f"{who} claims Reporter to exchange cards with the deck."
+    if action == "police_investigate":
+        return f"{who} claims Police to investigate {_s(target)}."
+    if action == "police_swap":
+        return f"{who} claims Police to swap a card with the deck."
+    return f"{who} plays {_ACTION_NAME.get(action, action)}."
