@@ -1,0 +1,106 @@
+"""Where live rooms are kept: the one small interface every room change goes through.
+
+A change is always *load the room → apply a change → save it with its version → notify*. The
+in-memory backend (the default) keeps live :class:`Room` objects and serialises changes per room
+with an asyncio lock. A shared backend (Redis, issue 7) implements the same four steps with a
+snapshot, a version check and a pub/sub channel per room; the hub above it does not change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import TypeVar
+
+from conflictology.server.rooms import Room, RoomError
+
+T = TypeVar("T")
+
+Listener = Callable[[Room], None]
+
+
+class RoomBackend(ABC):
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+
+    def subscribe(self, listener: Listener) -> None:
+        """``listener(room)`` runs after every saved change, before the change's caller resumes."""
+        self._listeners.append(listener)
+
+    def _notify(self, room: Room) -> None:
+        for listener in self._listeners:
+            listener(room)
+
+    @abstractmethod
+    async def get(self, code: str) -> Room | None:
+        """The room as it is now (read-only use; change it through :meth:`update`)."""
+
+    @abstractmethod
+    async def insert(self, room: Room) -> bool:
+        """Add a new room; False if its code is taken."""
+
+    @abstractmethod
+    async def update(self, code: str, change: Callable[[Room], T]) -> tuple[Room, T]:
+        """Apply ``change`` atomically; a :class:`RoomError` from it changes nothing."""
+
+    @abstractmethod
+    async def delete(self, code: str) -> None: ...
+
+    @abstractmethod
+    async def codes(self) -> list[str]: ...
+
+    def load(self, room: Room) -> None:
+        """Put a restored room back (at startup) without counting it as a change."""
+        raise NotImplementedError
+
+
+class MemoryBackend(RoomBackend):
+    def __init__(self) -> None:
+        super().__init__()
+        self._rooms: dict[str, Room] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def get(self, code: str) -> Room | None:
+        return self._rooms.get(code)
+
+    def get_now(self, code: str) -> Room | None:
+        return self._rooms.get(code)
+
+    async def insert(self, room: Room) -> bool:
+        if room.code in self._rooms:
+            return False
+        room.version = 1
+        room.updated = time.time()
+        self._rooms[room.code] = room
+        self._locks[room.code] = asyncio.Lock()
+        self._notify(room)
+        return True
+
+    def load(self, room: Room) -> None:
+        self._rooms[room.code] = room
+        self._locks[room.code] = asyncio.Lock()
+
+    async def update(self, code: str, change: Callable[[Room], T]) -> tuple[Room, T]:
+        lock = self._locks.get(code)
+        if lock is None:
+            raise RoomError(404, "no_room", f"no room {code}")
+        async with lock:
+            room = self._rooms.get(code)
+            if room is None:
+                raise RoomError(404, "no_room", f"no room {code}")
+            # Room operations check everything before they change anything, so a refusal leaves
+            # the live object untouched and nothing is saved or announced.
+            result = change(room)
+            room.version += 1
+            room.updated = time.time()
+            self._notify(room)
+            return room, result
+
+    async def delete(self, code: str) -> None:
+        self._rooms.pop(code, None)
+        self._locks.pop(code, None)
+
+    async def codes(self) -> list[str]:
+        return list(self._rooms)

@@ -1,0 +1,82 @@
+"""The ``serve`` and ``bot`` commands."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def serve(
+        host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+        port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
+        db: Annotated[
+            str | None,
+            typer.Option("--db", help="SQLAlchemy URL (default: a SQLite file in the user data directory)"),
+        ] = None,
+        redis: Annotated[str | None, typer.Option("--redis", help="Redis URL (not yet supported)")] = None,
+        bot_delay: Annotated[
+            float, typer.Option("--bot-delay", help="seconds a bot waits before acting")
+        ] = 1.0,
+        allow_origin: Annotated[
+            list[str] | None,
+            typer.Option("--allow-origin", help="another browser origin to admit (repeatable)"),
+        ] = None,
+        grace: Annotated[
+            float, typer.Option("--grace", help="seconds before a bot plays for a disconnected player")
+        ] = 30.0,
+        log_level: Annotated[str, typer.Option("--log-level")] = "info",
+    ) -> None:
+        """Run the multiplayer server (HTTP API, WebSocket, web client)."""
+        import uvicorn
+
+        from conflictology.server.app import create_app
+        from conflictology.server.config import ServerConfig
+
+        if redis is not None:
+            typer.echo("error: --redis is not yet supported; rooms live in this process's memory", err=True)
+            raise typer.Exit(2)
+        config = ServerConfig(
+            host=host,
+            port=port,
+            db_url=db,
+            bot_delay=bot_delay,
+            allow_origins=list(allow_origin or []),
+            grace_seconds=grace,
+        )
+        typer.echo(f"Conflictology on http://{host}:{port}/  (database: {config.resolved_db_url()})")
+        uvicorn.run(
+            create_app(config),
+            host=host,
+            port=port,
+            log_level=log_level,
+            ws_max_size=1 << 20,
+            proxy_headers=False,
+        )
+
+    @app.command()
+    def bot(
+        server: Annotated[str, typer.Option("--server", help="server URL, e.g. http://127.0.0.1:8000")],
+        room: Annotated[str, typer.Option("--room", help="room code")],
+        level: Annotated[
+            str | None, typer.Option("--level", help="bot level (default: a good opponent)")
+        ] = None,
+        name: Annotated[str | None, typer.Option("--name", help="the name shown at the table")] = None,
+        token: Annotated[str | None, typer.Option("--token", help="resume a seat instead of joining")] = None,
+        games_: Annotated[int, typer.Option("--games", help="games to play before leaving")] = 1,
+    ) -> None:
+        """A bot that joins a room over the network and plays."""
+        from conflictology.server.netbot import run_bot
+
+        try:
+            result = asyncio.run(run_bot(server, room, level, name, token, games_to_play=games_))
+        except (ValueError, RuntimeError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        typer.echo(
+            f"seat {result.seat}: {result.decisions} decisions, winners {result.winners}"
+            f"{' (won)' if result.seat in result.winners else ''}"
+        )

@@ -1,0 +1,47 @@
+"""What one server process is configured with (the ``serve`` command's flags)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+
+
+def default_db_url() -> str:
+    """The embedded default: one SQLite file in the user's data directory."""
+    directory = Path(platformdirs.user_data_dir("conflictology", appauthor=False))
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{directory / 'conflictology.sqlite3'}"
+
+
+@dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    # Any SQLAlchemy URL; None means the SQLite file of default_db_url().
+    db_url: str | None = None
+    # The default delay before a bot acts, for a human feel (a room setting may override it).
+    bot_delay: float = 1.0
+    # Origins admitted besides the server's own and chrome-extension:// ones (--allow-origin).
+    allow_origins: list[str] = field(default_factory=list)
+    # A disconnected player keeps the seat; after this many seconds a bot plays it until they return.
+    grace_seconds: float = 30.0
+    # Rooms untouched this long with nobody connected are removed (their finished games stay archived).
+    idle_seconds: float = 6 * 3600.0
+    sweep_seconds: float = 60.0
+    # Limits that never bite play at human or bot speed.
+    max_message_bytes: int = 16 * 1024
+    max_body_bytes: int = 64 * 1024
+    ws_rate_per_second: float = 20.0
+    ws_rate_burst: float = 60.0
+    http_rate_per_second: float = 20.0
+    http_rate_burst: float = 200.0
+    # Messages a slow connection may have queued before it is dropped.
+    max_queue: int = 1000
+    web_dir: Path = WEB_DIR
+
+    def resolved_db_url(self) -> str:
+        return self.db_url or default_db_url()

@@ -1,0 +1,377 @@
+"""The hub: live connections, timers and bots around the rooms.
+
+Every room change goes through the backend (load → change → save with version → notify); the hub
+listens to those notifications and, for each one, saves the snapshot (so a server killed with
+SIGKILL resumes where it was), archives a game that just ended, sends every connection its own
+message, and (re)schedules what happens next in that room: the decision clock, bot turns, and the
+grace period of disconnected players. Scheduled work re-checks the room's ``seq`` before acting, so
+a bot turn or a clock that lost a race does nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import msgspec
+
+from conflictology import bots
+from conflictology.server.backend import MemoryBackend, RoomBackend
+from conflictology.server.config import ServerConfig
+from conflictology.server.protocol import CreateRoom, RoomSettings
+from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code
+from conflictology.server.security import TokenBucket
+from conflictology.server.store import Store
+
+log = logging.getLogger("conflictology.server")
+
+T = TypeVar("T")
+
+_encoder = msgspec.json.Encoder()
+
+
+def _stand_in_level(room: Room) -> str:
+    """The bot that plays for a player who is away or left: the default level when it can play
+    this game, else the random bot."""
+    try:
+        bots.check(bots.DEFAULT_LEVEL, room.game)
+    except ValueError:
+        return "random"
+    return bots.DEFAULT_LEVEL
+
+
+class Connection:
+    """One WebSocket: a seat's (``seat_id``) or a spectator's (None). Outgoing messages go through a
+    queue drained by one writer task, so replies on one connection keep their order."""
+
+    def __init__(self, ws: Any, code: str, seat_id: str | None, config: ServerConfig) -> None:
+        self.ws = ws
+        self.code = code
+        self.seat_id = seat_id
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closed = False
+        self.max_queue = config.max_queue
+        self.bucket = TokenBucket(config.ws_rate_per_second, config.ws_rate_burst)
+        self.writer: asyncio.Task[None] | None = None
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_text(_encoder.encode(message).decode())
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.queue.qsize() >= self.max_queue:
+            # A client that does not read its messages is dropped rather than buffered forever.
+            self.close()
+            return
+        self.queue.put_nowait(text)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+    async def run_writer(self) -> None:
+        try:
+            while True:
+                item = await self.queue.get()
+                if item is None:
+                    with contextlib.suppress(Exception):
+                        await self.ws.close()
+                    return
+                await self.ws.send_text(item)
+        except Exception:  # the peer went away; the reader side will notice and detach
+            self.closed = True
+
+
+class Hub:
+    def __init__(self, config: ServerConfig, store: Store, backend: RoomBackend | None = None) -> None:
+        self.config = config
+        self.store = store
+        self.backend = backend or MemoryBackend()
+        self.backend.subscribe(self._on_change)
+        self.connections: dict[str, set[Connection]] = {}
+        # Per room: named tasks ("timer", "bot:<seat>", "grace:<seat id>") and the seq a bot task answers.
+        self.tasks: dict[str, dict[str, tuple[asyncio.Task[None], int]]] = {}
+        self._sweeper: asyncio.Task[None] | None = None
+        self._archived: set[str] = set()
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        restored = 0
+        for snapshot in self.store.load_rooms():
+            try:
+                room = Room.restore(snapshot)
+            except Exception:
+                log.exception("could not restore room %s", snapshot.get("code"))
+                continue
+            self.backend.load(room)
+            restored += 1
+            if room.status is RoomStatus.OVER and room.game_id:
+                self.store.archive(room.archive_record())
+                self._archived.add(room.game_id)
+            self._schedule(room)
+        if restored:
+            log.info("restored %d room(s)", restored)
+        self._sweeper = asyncio.create_task(self._sweep_forever())
+
+    async def stop(self) -> None:
+        if self._sweeper:
+            self._sweeper.cancel()
+        for tasks in self.tasks.values():
+            for task, _ in tasks.values():
+                task.cancel()
+        self.tasks.clear()
+        for conns in self.connections.values():
+            for conn in conns:
+                conn.close()
+
+    # ---- changes ---------------------------------------------------------------------------------
+
+    async def change(self, code: str, fn: Callable[[Room], T]) -> tuple[Room, T]:
+        return await self.backend.update(code, fn)
+
+    async def room(self, code: str) -> Room:
+        room = await self.backend.get(code)
+        if room is None:
+            raise RoomError(404, "no_room", f"no room {code}")
+        return room
+
+    async def create_room(self, body: CreateRoom) -> tuple[Room, str]:
+        settings = body.settings.apply_to(RoomSettings()) if body.settings else RoomSettings()
+        for _ in range(100):
+            room, token = Room.create(new_code(), body.game, body.name, body.options, settings)
+            if await self.backend.insert(room):
+                return room, token
+        raise RoomError(503, "no_code", "could not find a free room code")
+
+    def _on_change(self, room: Room) -> None:
+        try:
+            self.store.save_room(room.snapshot())
+            if room.status is RoomStatus.OVER and room.game_id and room.game_id not in self._archived:
+                self.store.archive(room.archive_record())
+                self._archived.add(room.game_id)
+        except Exception:
+            log.exception("could not save room %s", room.code)
+        self.broadcast(room)
+        self._schedule(room)
+
+    # ---- connections -----------------------------------------------------------------------------
+
+    def connected_seats(self, room: Room) -> set[int]:
+        seats = set()
+        for conn in self.connections.get(room.code, ()):
+            if conn.seat_id is not None and not conn.closed:
+                idx = room.seat_index(conn.seat_id)
+                if idx is not None:
+                    seats.add(idx)
+        return seats
+
+    def broadcast(self, room: Room) -> None:
+        conns = self.connections.get(room.code)
+        if not conns:
+            return
+        connected = self.connected_seats(room)
+        cache: dict[int | None, str] = {}
+        for conn in list(conns):
+            idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
+            if conn.seat_id is not None and (idx is None or room.seats[idx].left):
+                conn.send({"type": "left", "message": "you no longer hold a seat in this room"})
+                conn.close()
+                continue
+            text = cache.get(idx)
+            if text is None:
+                text = cache[idx] = _encoder.encode(room.message_for(idx, connected)).decode()
+            conn.send_text(text)
+
+    async def attach(self, conn: Connection) -> None:
+        conns = self.connections.setdefault(conn.code, set())
+        conns.add(conn)
+        conn.writer = asyncio.create_task(conn.run_writer())
+        room = await self.room(conn.code)
+        if conn.seat_id is not None:
+            idx = room.seat_index(conn.seat_id)
+            if idx is not None and room.seats[idx].afk:
+                # The player is back: their seat is theirs again (the bot stops at once).
+                def back(r: Room) -> None:
+                    i = r.seat_index(conn.seat_id or "")
+                    if i is not None:
+                        r.seats[i].afk = False
+
+                await self.change(conn.code, back)
+                return
+        # Everyone sees the connection change; the newcomer gets its first message this way too.
+        self.broadcast(room)
+        self._schedule(room)
+
+    async def detach(self, conn: Connection) -> None:
+        conn.close()
+        conns = self.connections.get(conn.code)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:
+                del self.connections[conn.code]
+        room = await self.backend.get(conn.code)
+        if room is not None:
+            self.broadcast(room)
+            self._schedule(room)
+
+    async def send_current(self, conn: Connection) -> None:
+        room = await self.room(conn.code)
+        idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
+        conn.send(room.message_for(idx, self.connected_seats(room)))
+
+    # ---- scheduling ------------------------------------------------------------------------------
+
+    def _start_task(self, code: str, key: str, coro: Any, seq: int = 0) -> None:
+        tasks = self.tasks.setdefault(code, {})
+        old = tasks.get(key)
+        if old is not None and old[0] is not asyncio.current_task():
+            old[0].cancel()
+        tasks[key] = (asyncio.create_task(coro), seq)
+
+    def _cancel(self, code: str, key: str) -> None:
+        tasks = self.tasks.get(code, {})
+        entry = tasks.pop(key, None)
+        if entry is not None and entry[0] is not asyncio.current_task():
+            entry[0].cancel()
+
+    def _schedule(self, room: Room) -> None:
+        code = room.code
+        tasks = self.tasks.setdefault(code, {})
+        playing = room.status is RoomStatus.PLAYING and room.state is not None
+        # The decision clock.
+        timer = tasks.get("timer")
+        if playing and room.deadline is not None:
+            if timer is None or timer[1] != room.seq or timer[0].done():
+                self._start_task(code, "timer", self._timer(code, room.seq, room.deadline), room.seq)
+        elif timer is not None:
+            self._cancel(code, "timer")
+        # Bot turns: bots, players who left, and disconnected players past their grace period.
+        waiting = set(room.state.waiting_for()) if playing and room.state is not None else set()
+        for key in [k for k in tasks if k.startswith("bot:")]:
+            seat = int(key[4:])
+            _task, seq = tasks[key]
+            if seat not in waiting or seq != room.seq or not room.seats[seat].bot_controlled:
+                self._cancel(code, key)
+        for seat in sorted(waiting):
+            if room.seats[seat].bot_controlled:
+                key = f"bot:{seat}"
+                entry = tasks.get(key)
+                if entry is None or entry[1] != room.seq or entry[0].done():
+                    self._start_task(code, key, self._bot_turn(code, seat, room.seq), room.seq)
+        # Grace periods of disconnected players.
+        connected = self.connected_seats(room) if playing else set()
+        want = set()
+        if playing:
+            for i, s in enumerate(room.seats):
+                if not s.bot and not s.left and not s.afk and i not in connected:
+                    want.add(s.id)
+        for key in [k for k in tasks if k.startswith("grace:")]:
+            if key[6:] not in want:
+                self._cancel(code, key)
+        for seat_id in want:
+            if f"grace:{seat_id}" not in tasks:
+                self._start_task(code, f"grace:{seat_id}", self._grace(code, seat_id))
+
+    def _bot_delay(self, room: Room) -> float:
+        base = room.settings.bot_delay
+        if base is None:
+            base = self.config.bot_delay
+        # A little irregularity reads as a person thinking.
+        return base * random.uniform(0.7, 1.3)
+
+    async def _timer(self, code: str, seq: int, deadline: float) -> None:
+        await asyncio.sleep(max(0.0, deadline - time.time()))
+
+        def expire(r: Room) -> None:
+            if r.seq != seq or r.deadline != deadline or not r.expire(time.time()):
+                raise RoomError(409, "no_change", "the clock was already answered")
+
+        with contextlib.suppress(RoomError):
+            await self.change(code, expire)
+
+    async def _bot_turn(self, code: str, seat: int, seq: int) -> None:
+        room = await self.backend.get(code)
+        if room is None:
+            return
+        await asyncio.sleep(self._bot_delay(room))
+        room = await self.backend.get(code)
+        if room is None or room.seq != seq or room.state is None or room.status is not RoomStatus.PLAYING:
+            return
+        state = room.state
+        if seat not in state.waiting_for():
+            return
+        s = room.seats[seat]
+        level = s.level if s.bot and s.level else _stand_in_level(room)
+        view, legal = state.view(seat), state.legal_actions(seat)
+        fallback = state.timeout_action(seat)
+        try:
+            bot = bots.make(level, room.game, seat, random.getrandbits(63))
+            # Search bots may think for a while: off the event loop, on a copy of the view.
+            action = await asyncio.to_thread(bot.act, view, legal)
+        except Exception:
+            log.exception("bot %s failed in room %s; it takes the timeout action", level, code)
+            action = fallback
+        try:
+            await self.change(code, lambda r: r.act(seat, action, seq, time.time(), by="bot"))
+        except RoomError as exc:
+            if exc.code in ("illegal", "bad_action"):
+                log.error("bot %s chose an illegal action in room %s: %s", level, code, exc.message)
+                with contextlib.suppress(RoomError):
+                    await self.change(code, lambda r: r.act(seat, fallback, seq, time.time(), by="bot"))
+
+    async def _grace(self, code: str, seat_id: str) -> None:
+        room = await self.backend.get(code)
+        if room is None:
+            return
+        grace = room.settings.grace_seconds
+        if grace is None:
+            grace = self.config.grace_seconds
+        await asyncio.sleep(grace)
+
+        def away(r: Room) -> None:
+            i = r.seat_index(seat_id)
+            if (
+                i is None
+                or r.status is not RoomStatus.PLAYING
+                or r.seats[i].afk
+                or i in self.connected_seats(r)
+            ):
+                raise RoomError(409, "no_change", "the player is back")
+            r.seats[i].afk = True
+
+        with contextlib.suppress(RoomError):
+            await self.change(code, away)
+
+    # ---- idle rooms ------------------------------------------------------------------------------
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.sweep_seconds)
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("sweep failed")
+
+    async def sweep(self, now: float | None = None) -> list[str]:
+        """Remove rooms nobody is connected to that have not changed for ``idle_seconds``."""
+        now = time.time() if now is None else now
+        removed = []
+        for code in await self.backend.codes():
+            room = await self.backend.get(code)
+            if room is None or self.connections.get(code):
+                continue
+            if now - room.updated > self.config.idle_seconds:
+                await self.backend.delete(code)
+                self.store.delete_room(code)
+                for task, _ in self.tasks.pop(code, {}).values():
+                    task.cancel()
+                removed.append(code)
+        return removed

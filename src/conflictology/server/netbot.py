@@ -1,0 +1,90 @@
+"""A bot that joins a room over the network, exactly as a person's client would.
+
+It speaks only the public protocol (HTTP to join, the WebSocket to play), so it doubles as an
+example for bot writers and as a load generator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import websockets
+
+from conflictology import bots, games
+
+
+@dataclass
+class BotResult:
+    seat: int
+    winners: list[int]
+    decisions: int
+    errors: int
+
+
+def _ws_url(server: str, code: str, token: str) -> str:
+    base = server.rstrip("/")
+    if base.startswith("https://"):
+        base = "wss://" + base[8:]
+    elif base.startswith("http://"):
+        base = "ws://" + base[7:]
+    return f"{base}/ws/{quote(code)}?token={quote(token)}"
+
+
+async def run_bot(
+    server: str,
+    code: str,
+    level: str | None = None,
+    name: str | None = None,
+    token: str | None = None,
+    seed: int | None = None,
+    games_to_play: int = 1,
+) -> BotResult:
+    """Join ``code`` (or resume with ``token``), play until ``games_to_play`` games have ended."""
+    level = level or bots.DEFAULT_LEVEL
+    if level not in bots.names():
+        raise ValueError(f"unknown bot level {level!r}; known: {', '.join(bots.names())}")
+    code = code.strip().upper()
+    async with httpx.AsyncClient(base_url=server.rstrip("/"), timeout=30) as http:
+        info = (await http.get(f"/api/rooms/{code}")).raise_for_status().json()
+        if token is None:
+            r = await http.post(f"/api/rooms/{code}/join", json={"name": name or f"netbot ({level})"})
+            if r.status_code != 201:
+                raise RuntimeError(f"could not join room {code}: {r.status_code} {r.text}")
+            token = r.json()["token"]
+    game = games.get(info["game"])
+    bot: bots.Bot | None = None
+    seat = -1
+    decisions = errors = 0
+    finished = 0
+    winners: list[int] = []
+    async with websockets.connect(_ws_url(server, code, token), max_size=2**22) as ws:
+        async for raw in ws:
+            msg: dict[str, Any] = json.loads(raw)
+            kind = msg.get("type")
+            if kind == "error":
+                errors += 1
+                continue
+            if kind == "left":
+                break
+            if kind != "state":
+                continue
+            view = msg["view"]
+            if bot is None or view.get("you") != seat:
+                seat = view["you"]
+                bot = bots.make(level, game, seat, seed)
+            if "winners" in msg and not msg["legal"]:
+                winners = list(msg["winners"])
+                finished += 1
+                if finished >= games_to_play:
+                    break
+                continue
+            if msg["legal"]:
+                action = await asyncio.to_thread(bot.act, view, msg["legal"])
+                await ws.send(json.dumps({"type": "act", "action": action, "seq": msg["seq"]}))
+                decisions += 1
+    return BotResult(seat=seat, winners=winners, decisions=decisions, errors=errors)

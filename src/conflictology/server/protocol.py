@@ -1,0 +1,111 @@
+"""The schemas of every message the server accepts, checked with msgspec before anything changes.
+
+Request bodies and WebSocket messages are decoded straight into these structs: an unknown field, a
+wrong type or a value out of range is refused with a clear error, and nothing in the room changes.
+Game rule options stay a free JSON object here; the game itself checks them (``new_game`` raises
+``ValueError``), so the server never needs to know them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+Name = Annotated[str, Meta(min_length=1, max_length=40)]
+Seconds = Annotated[float, Meta(ge=1.0, le=3600.0)]
+Delay = Annotated[float, Meta(ge=0.0, le=30.0)]
+Grace = Annotated[float, Meta(ge=0.0, le=3600.0)]
+Seat = Annotated[int, Meta(ge=0, le=63)]
+
+
+class RoomSettings(Struct, forbid_unknown_fields=True):
+    """The server's room settings (Capitol ruling 19 gives the timer defaults)."""
+
+    timers: bool = True
+    turn_seconds: Seconds = 60.0
+    response_seconds: Seconds = 12.0
+    choice_seconds: Seconds = 30.0
+    # None: the server's --bot-delay.
+    bot_delay: Delay | None = None
+    # None: the server's grace period before a bot takes over a disconnected seat.
+    grace_seconds: Grace | None = None
+    # Public rooms are listed by GET /api/rooms; private ones are reached by their code only.
+    public: bool = False
+    spectators: bool = True
+
+
+class SettingsPatch(Struct, forbid_unknown_fields=True):
+    """A partial update of :class:`RoomSettings`: only the fields given change."""
+
+    timers: bool | UnsetType = UNSET
+    turn_seconds: Seconds | UnsetType = UNSET
+    response_seconds: Seconds | UnsetType = UNSET
+    choice_seconds: Seconds | UnsetType = UNSET
+    bot_delay: Delay | UnsetType | None = UNSET
+    grace_seconds: Grace | UnsetType | None = UNSET
+    public: bool | UnsetType = UNSET
+    spectators: bool | UnsetType = UNSET
+
+    def apply_to(self, settings: RoomSettings) -> RoomSettings:
+        changes = {f: getattr(self, f) for f in self.__struct_fields__ if getattr(self, f) is not UNSET}
+        return msgspec.structs.replace(settings, **changes)
+
+
+# ---- HTTP request bodies -------------------------------------------------------------------------
+
+
+class CreateRoom(Struct, forbid_unknown_fields=True):
+    game: Annotated[str, Meta(min_length=1, max_length=40)]
+    name: Name
+    options: dict[str, Any] | None = None
+    settings: SettingsPatch | None = None
+
+
+class JoinRoom(Struct, forbid_unknown_fields=True):
+    name: Name
+
+
+class AddBots(Struct, forbid_unknown_fields=True):
+    count: Annotated[int, Meta(ge=1, le=16)] = 1
+    level: Annotated[str, Meta(min_length=1, max_length=40)] | None = None
+
+
+class Kick(Struct, forbid_unknown_fields=True):
+    seat: Seat
+
+
+class PatchRoom(Struct, forbid_unknown_fields=True):
+    options: dict[str, Any] | None = None
+    settings: SettingsPatch | None = None
+
+
+# ---- WebSocket messages from a client ------------------------------------------------------------
+
+
+class Act(Struct, tag="act", tag_field="type", forbid_unknown_fields=True):
+    """Play an action; ``seq`` (optional) is the state it answers: an older one is refused as stale."""
+
+    action: dict[str, Any]
+    seq: Annotated[int, Meta(ge=0)] | None = None
+
+
+class Ping(Struct, tag="ping", tag_field="type", forbid_unknown_fields=True):
+    """Keep-alive; answered by ``{"type": "pong"}``."""
+
+
+class Sync(Struct, tag="sync", tag_field="type", forbid_unknown_fields=True):
+    """Ask for the current lobby or state message again."""
+
+
+ClientMessage = Act | Ping | Sync
+
+client_decoder: msgspec.json.Decoder[Act | Ping | Sync] = msgspec.json.Decoder(ClientMessage)
+encoder = msgspec.json.Encoder()
+
+
+def decode_body(data: bytes, kind: type[Any]) -> Any:
+    """Decode an HTTP body; an empty body counts as ``{}``. Raises ``msgspec.ValidationError`` or
+    ``msgspec.DecodeError``."""
+    return msgspec.json.decode(data or b"{}", type=kind)

@@ -1,0 +1,555 @@
+"""A room and its lifecycle: lobby → playing → over (→ lobby again on a rematch).
+
+Everything here is synchronous and pure apart from the clock passed in: each operation checks
+everything first and raises :class:`RoomError` (carrying the HTTP status and an error code) before
+it changes anything, so a refused request leaves the room exactly as it was. The hub wraps these
+operations with saving, broadcasting, timers and bots.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import msgspec
+
+from conflictology import bots, games
+from conflictology.engine import Action, Game, GameState, IllegalAction, action_key
+from conflictology.server.protocol import RoomSettings
+from conflictology.server.security import hash_token, new_token, same_hash
+
+# Room codes: short and unambiguous when read aloud or copied by hand (no 0/O, no 1/I).
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 5
+
+# Capitol ruling 19 gives three clocks: a turn, a response window, any other choice. A decision is
+# classified from the action types in the awaited seat's legal list, so the server needs no game
+# internals: a turn offers turn actions (Conspiranoicos' simultaneous `play` counts as a turn), a
+# response offers only pass/challenge/block, anything else (lose, keep, return, show, place...) is a
+# choice.
+TURN_ACTION_TYPES = frozenset(
+    {
+        "income",
+        "foreign_aid",
+        "scandal",
+        "banker",
+        "mafia",
+        "hacker",
+        "reporter",
+        "police_investigate",
+        "police_swap",
+        "play",
+    }
+)
+RESPONSE_ACTION_TYPES = frozenset({"pass", "challenge", "block"})
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(code: str) -> str:
+    return code.strip().upper()
+
+
+def decision_kind(legal: list[Action]) -> str:
+    types = {a.get("type") for a in legal}
+    if types & TURN_ACTION_TYPES:
+        return "turn"
+    if types and types <= RESPONSE_ACTION_TYPES:
+        return "response"
+    return "choice"
+
+
+class RoomStatus(StrEnum):
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class RoomError(Exception):
+    """A refused request: the HTTP status, a stable error code and a message for people."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def check_options_safe(options: Any, where: str = "options") -> None:
+    """Refuse option values that look like file paths (a Conspiranoicos ``deck_file`` must name a
+    bundled deck): a remote player must never make the server read one of its files."""
+    if isinstance(options, str):
+        if "/" in options or "\\" in options or options.startswith((".", "~")) or "\x00" in options:
+            raise RoomError(400, "bad_options", f"{where}: a path is not allowed here ({options!r})")
+    elif isinstance(options, Mapping):
+        for k, v in options.items():
+            check_options_safe(v, f"{where}.{k}")
+    elif isinstance(options, list):
+        for i, v in enumerate(options):
+            check_options_safe(v, f"{where}[{i}]")
+
+
+@dataclass
+class Seat:
+    id: str
+    name: str
+    token_hash: str | None = None  # None for a bot
+    bot: bool = False
+    level: str | None = None
+    afk: bool = False  # a disconnected player past the grace period: a bot plays for them
+    left: bool = False  # the player left (or was kicked) mid-game: a bot plays on
+
+    @property
+    def bot_controlled(self) -> bool:
+        return self.bot or self.afk or self.left
+
+
+@dataclass
+class Room:
+    code: str
+    game_name: str
+    options: dict[str, Any]
+    settings: RoomSettings
+    seats: list[Seat] = field(default_factory=list)
+    host: str | None = None  # the host's seat id
+    status: RoomStatus = RoomStatus.LOBBY
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+    version: int = 0  # every change; a shared backend compares it before saving
+    seq: int = 0  # every change of the game state; clients quote it to avoid stale actions
+    game_id: str | None = None
+    state: GameState | None = None
+    initial_json: str | None = None
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    started: float | None = None
+    finished: float | None = None
+    deadline: float | None = None
+    deadline_kind: str | None = None
+    # The awaited seats and their legal actions when the clock was set (see _update_deadline).
+    decision: dict[int, str] = field(default_factory=dict)
+    past_games: list[str] = field(default_factory=list)
+
+    # ---- lookups ---------------------------------------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        return games.get(self.game_name)
+
+    def seat_index(self, seat_id: str) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s.id == seat_id:
+                return i
+        return None
+
+    def seat_of_token(self, token: str | None) -> int | None:
+        if not token:
+            return None
+        h = hash_token(token)
+        found = None
+        for i, s in enumerate(self.seats):
+            if s.token_hash is not None and same_hash(s.token_hash, h):
+                found = i
+        return found
+
+    def host_index(self) -> int | None:
+        return None if self.host is None else self.seat_index(self.host)
+
+    def require_host(self, token: str | None) -> int:
+        if not token:
+            raise RoomError(401, "no_token", "this needs the host's token (Authorization: Bearer …)")
+        seat = self.seat_of_token(token)
+        if seat is None:
+            raise RoomError(401, "bad_token", "unknown token for this room")
+        if self.seats[seat].id != self.host:
+            raise RoomError(403, "not_host", "only the host may do this")
+        return seat
+
+    def require_seat(self, token: str | None) -> int:
+        if not token:
+            raise RoomError(401, "no_token", "this needs your seat's token (Authorization: Bearer …)")
+        seat = self.seat_of_token(token)
+        if seat is None:
+            raise RoomError(401, "bad_token", "unknown token for this room")
+        return seat
+
+    def info(self, connected: set[int] | None = None) -> dict[str, Any]:
+        """The public description of the room (GET /api/rooms/{code}); never a token."""
+        connected = connected or set()
+        seats = []
+        for i, s in enumerate(self.seats):
+            entry: dict[str, Any] = {
+                "seat": i,
+                "name": s.name,
+                "bot": s.bot,
+                "host": s.id == self.host,
+                "connected": s.bot or i in connected,
+            }
+            if s.bot:
+                entry["level"] = s.level
+            if s.afk:
+                entry["afk"] = True
+            if s.left:
+                entry["left"] = True
+            seats.append(entry)
+        game = self.game
+        out: dict[str, Any] = {
+            "code": self.code,
+            "game": self.game_name,
+            "title": game.title,
+            "min_players": game.min_players,
+            "max_players": game.max_players,
+            "status": self.status.value,
+            "options": self.options,
+            "settings": msgspec.to_builtins(self.settings),
+            "seats": seats,
+            "join_url": f"/?room={self.code}",
+            "game_id": self.game_id,
+        }
+        if self.status is RoomStatus.OVER and self.state is not None:
+            out["winners"] = self.state.winners()
+        return out
+
+    # ---- lobby -----------------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        code: str,
+        game_name: str,
+        host_name: str,
+        options: dict[str, Any] | None,
+        settings: RoomSettings,
+    ) -> tuple[Room, str]:
+        try:
+            game = games.get(game_name)
+        except ValueError as exc:
+            raise RoomError(400, "unknown_game", str(exc)) from None
+        opts = dict(options or {})
+        cls._check_options(game, opts, game.min_players)
+        room = cls(code=code, game_name=game_name, options=opts, settings=settings)
+        token = room._add_human(host_name)
+        room.host = room.seats[0].id
+        return room, token
+
+    @staticmethod
+    def _check_options(game: Game, options: dict[str, Any], players: int) -> None:
+        check_options_safe(options)
+        try:
+            # The game is the judge of its own options; a throwaway deal checks them.
+            game.new_game(players=max(players, game.min_players), seed=0, options=options)
+        except ValueError as exc:
+            raise RoomError(400, "bad_options", str(exc)) from None
+
+    def _require_lobby(self) -> None:
+        if self.status is not RoomStatus.LOBBY:
+            raise RoomError(409, "not_in_lobby", f"the room is {self.status.value}, not in its lobby")
+
+    def _require_room_for(self, count: int) -> None:
+        if len(self.seats) + count > self.game.max_players:
+            raise RoomError(409, "full", f"{self.game.title} seats at most {self.game.max_players} players")
+
+    def _add_human(self, name: str) -> str:
+        token = new_token()
+        self.seats.append(Seat(id=uuid.uuid4().hex, name=name, token_hash=hash_token(token)))
+        return token
+
+    def join(self, name: str) -> tuple[int, str]:
+        self._require_lobby()
+        self._require_room_for(1)
+        token = self._add_human(name)
+        return len(self.seats) - 1, token
+
+    def add_bots(self, count: int, level: str | None) -> list[int]:
+        self._require_lobby()
+        level = level or bots.DEFAULT_LEVEL
+        try:
+            # Any name, level or spec the bots package accepts for this game ("random", "normal"...).
+            bots.check(level, self.game)
+        except ValueError as exc:
+            raise RoomError(400, "unknown_level", str(exc)) from None
+        self._require_room_for(count)
+        added = []
+        for _ in range(count):
+            n = sum(1 for s in self.seats if s.bot) + 1
+            self.seats.append(Seat(id=uuid.uuid4().hex, name=f"Bot {n} ({level})", bot=True, level=level))
+            added.append(len(self.seats) - 1)
+        return added
+
+    def kick(self, seat: int) -> Seat:
+        """The host removes a seat: in the lobby it is gone; in a game a bot plays it on."""
+        if not 0 <= seat < len(self.seats):
+            raise RoomError(400, "bad_seat", f"no seat {seat} in this room")
+        target = self.seats[seat]
+        if target.id == self.host:
+            raise RoomError(400, "bad_seat", "the host cannot kick themselves (leave instead)")
+        if self.status is RoomStatus.PLAYING:
+            if target.bot or target.left:
+                raise RoomError(409, "bad_seat", "a bot already plays this seat")
+            target.left = True
+            target.token_hash = None
+        else:
+            del self.seats[seat]
+        return target
+
+    def leave(self, seat: int) -> None:
+        target = self.seats[seat]
+        if self.status is RoomStatus.PLAYING:
+            target.left = True
+            target.token_hash = None
+        else:
+            del self.seats[seat]
+        if target.id == self.host:
+            # Host role passes to the next human still seated, in seat order.
+            self.host = next((s.id for s in self.seats if not s.bot and not s.left), None)
+
+    def patch(self, options: dict[str, Any] | None, settings: RoomSettings | None) -> None:
+        self._require_lobby()
+        if options is not None:
+            self._check_options(self.game, options, len(self.seats))
+        if options is not None:
+            self.options = dict(options)
+        if settings is not None:
+            self.settings = settings
+
+    # ---- the game --------------------------------------------------------------------------------
+
+    def start(self, now: float, seed: int | None = None) -> None:
+        self._require_lobby()
+        game = self.game
+        n = len(self.seats)
+        if not game.min_players <= n <= game.max_players:
+            raise RoomError(
+                409,
+                "player_count",
+                f"{game.title} needs {game.min_players}–{game.max_players} players, {n} seated",
+            )
+        check_options_safe(self.options)
+        try:
+            state = game.new_game(players=n, seed=seed, options=self.options)
+        except ValueError as exc:
+            raise RoomError(400, "bad_options", str(exc)) from None
+        self.state = state
+        self.initial_json = state.to_json()
+        self.actions = []
+        self.game_id = uuid.uuid4().hex
+        self.status = RoomStatus.PLAYING
+        self.started = now
+        self.finished = None
+        self.seq += 1
+        self.decision = {}
+        self.deadline = None
+        self._after_state_change(now)
+
+    def _record(self, seat: int, action: Action, by: str) -> None:
+        self.actions.append({"seq": self.seq, "seat": seat, "action": action, "by": by})
+
+    def act(self, seat: int, action: Any, seq: int | None, now: float, by: str = "player") -> None:
+        """Apply one action for ``seat``; refused (nothing changes) if stale, not awaited or illegal."""
+        if self.status is not RoomStatus.PLAYING or self.state is None:
+            raise RoomError(409, "not_playing", f"the room is {self.status.value}: no game is being played")
+        if seq is not None and seq != self.seq:
+            code = "stale" if seq < self.seq else "bad_seq"
+            raise RoomError(409, code, f"this answers state {seq}, the current state is {self.seq}")
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise RoomError(400, "bad_action", "an action is an object with a string 'type'")
+        if seat not in self.state.waiting_for():
+            raise RoomError(409, "not_your_turn", f"seat {seat} is not awaited now")
+        # Apply on a copy: even an engine that raised something other than IllegalAction half-way
+        # could not leave the room's state changed.
+        trial = self.state.clone()
+        try:
+            trial.apply(seat, action)
+        except IllegalAction as exc:
+            raise RoomError(409, "illegal", str(exc)) from None
+        except (TypeError, KeyError, ValueError, AttributeError, IndexError) as exc:
+            raise RoomError(400, "bad_action", f"malformed action: {exc}") from None
+        self.state = trial
+        self.seq += 1
+        self._record(seat, dict(action), by)
+        self._after_state_change(now)
+
+    def expire(self, now: float) -> bool:
+        """The clock ran out (Capitol ruling 19): every awaited seat takes its timeout action, for
+        as long as the same decision goes on. Returns whether anything was applied."""
+        if self.status is not RoomStatus.PLAYING or self.state is None:
+            return False
+        if self.deadline is None or now < self.deadline:
+            return False
+        applied = False
+        before = self._current_decision()
+        for seat in sorted(before):
+            if self.state.is_over() or seat not in self.state.waiting_for():
+                break
+            action = self.state.timeout_action(seat)
+            trial = self.state.clone()
+            trial.apply(seat, action)
+            self.state = trial
+            self.seq += 1
+            self._record(seat, action, "timeout")
+            applied = True
+            if self.state.is_over() or not self._continues(before):
+                break
+            before = self._current_decision()
+        self._after_state_change(now, force_new_clock=True)
+        return applied
+
+    def _current_decision(self) -> dict[int, str]:
+        assert self.state is not None
+        return {s: action_key({"legal": self.state.legal_actions(s)}) for s in self.state.waiting_for()}
+
+    def _same_decision_as(self, decision: dict[int, str]) -> bool:
+        return self._current_decision() == decision
+
+    def _continues(self, before: dict[int, str]) -> bool:
+        """The same decision goes on when some awaited seats dropped out (a pass in a response
+        window, one of two simultaneous plays in) and the others face exactly what they faced."""
+        now = self._current_decision()
+        return bool(now) and set(now) < set(before) and all(before[s] == k for s, k in now.items())
+
+    def _after_state_change(self, now: float, force_new_clock: bool = False) -> None:
+        assert self.state is not None
+        if self.state.is_over():
+            self.status = RoomStatus.OVER
+            self.finished = now
+            self.deadline = None
+            self.deadline_kind = None
+            self.decision = {}
+            return
+        if not force_new_clock and self.deadline is not None and self._continues(self.decision):
+            self.decision = self._current_decision()
+            return
+        self.decision = self._current_decision()
+        kinds = [decision_kind(self.state.legal_actions(s)) for s in self.decision]
+        kind = max(kinds, key=lambda k: self._seconds(k)) if kinds else "choice"
+        self.deadline_kind = kind
+        self.deadline = now + self._seconds(kind) if self.settings.timers else None
+
+    def _seconds(self, kind: str) -> float:
+        s = self.settings
+        return {"turn": s.turn_seconds, "response": s.response_seconds}.get(kind, s.choice_seconds)
+
+    def rematch(self) -> None:
+        """Back to the lobby with the same table (players who left are gone, bots stay)."""
+        if self.status is not RoomStatus.OVER:
+            raise RoomError(409, "not_over", "a rematch is offered once the game is over")
+        if self.game_id:
+            self.past_games.append(self.game_id)
+        self.seats = [s for s in self.seats if not s.left]
+        for s in self.seats:
+            s.afk = False
+        self.status = RoomStatus.LOBBY
+        self.state = None
+        self.initial_json = None
+        self.actions = []
+        self.game_id = None
+        self.deadline = None
+        self.deadline_kind = None
+        self.decision = {}
+        self.seq += 1
+
+    # ---- what each connection is sent ----------------------------------------------------------
+
+    def message_for(self, seat: int | None, connected: set[int]) -> dict[str, Any]:
+        if self.status is RoomStatus.LOBBY or self.state is None:
+            return {"type": "lobby", "room": self.info(connected)}
+        state = self.state
+        view = state.view(seat)
+        legal = state.legal_actions(seat) if seat is not None and not self.seats[seat].left else []
+        msg: dict[str, Any] = {
+            "type": "state",
+            "seq": self.seq,
+            "view": view,
+            "legal": legal,
+            "deadline": self.deadline,
+            "timer": self.deadline_kind if self.deadline is not None else None,
+            "room": self.info(connected),
+        }
+        if state.is_over():
+            msg["winners"] = state.winners()
+            if "winners" not in view:
+                view["winners"] = state.winners()
+        return msg
+
+    def archive_record(self) -> dict[str, Any]:
+        """The finished game, whole: initial deal, every action, final state (ruling: a finished
+        game's log may be published whole)."""
+        assert self.state is not None and self.game_id is not None
+        final_public = self.state.view(None)
+        return {
+            "id": self.game_id,
+            "room": self.code,
+            "game": self.game_name,
+            "options": self.options,
+            "players": [
+                {"seat": i, "name": s.name, "bot": s.bot, "level": s.level} for i, s in enumerate(self.seats)
+            ],
+            "started": self.started,
+            "finished": self.finished,
+            "winners": self.state.winners(),
+            "initial": self.initial_json,
+            "actions": self.actions,
+            "final": self.state.to_json(),
+            "log": final_public.get("log", []),
+        }
+
+    # ---- snapshots -------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "game": self.game_name,
+            "options": self.options,
+            "settings": msgspec.to_builtins(self.settings),
+            "seats": [s.__dict__.copy() for s in self.seats],
+            "host": self.host,
+            "status": self.status.value,
+            "created": self.created,
+            "updated": self.updated,
+            "version": self.version,
+            "seq": self.seq,
+            "game_id": self.game_id,
+            "state": self.state.to_json() if self.state is not None else None,
+            "initial": self.initial_json,
+            "actions": self.actions,
+            "started": self.started,
+            "finished": self.finished,
+            "deadline": self.deadline,
+            "deadline_kind": self.deadline_kind,
+            "decision": {str(k): v for k, v in self.decision.items()},
+            "past_games": self.past_games,
+        }
+
+    @classmethod
+    def restore(cls, data: Mapping[str, Any]) -> Room:
+        game = games.get(data["game"])
+        room = cls(
+            code=data["code"],
+            game_name=data["game"],
+            options=dict(data["options"]),
+            settings=msgspec.convert(data["settings"], RoomSettings),
+            seats=[Seat(**s) for s in data["seats"]],
+            host=data["host"],
+            status=RoomStatus(data["status"]),
+            created=data["created"],
+            updated=data["updated"],
+            version=data["version"],
+            seq=data["seq"],
+            game_id=data["game_id"],
+            state=game.from_json(data["state"]) if data["state"] is not None else None,
+            initial_json=data["initial"],
+            actions=list(data["actions"]),
+            started=data["started"],
+            finished=data["finished"],
+            deadline=data["deadline"],
+            deadline_kind=data["deadline_kind"],
+            decision={int(k): v for k, v in data["decision"].items()},
+            past_games=list(data["past_games"]),
+        )
+        return room

@@ -1,0 +1,131 @@
+"""Durable storage through SQLAlchemy: a snapshot of every room (saved on each change) and the
+archive of finished games. SQLite by default; any SQLAlchemy URL (PostgreSQL via psycopg) works."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from sqlalchemy import (
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    delete,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine, make_url
+
+metadata = MetaData()
+
+rooms_table = Table(
+    "conflictology_rooms",
+    metadata,
+    Column("code", String(16), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("updated", Float, nullable=False),
+    Column("data", Text, nullable=False),
+)
+
+games_table = Table(
+    "conflictology_games",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("room", String(16), nullable=False),
+    Column("game", String(40), nullable=False),
+    Column("finished", Float, nullable=False),
+    Column("data", Text, nullable=False),
+)
+
+
+def _encode(data: Any) -> str:
+    return msgspec.json.encode(data).decode()
+
+
+class Store:
+    def __init__(self, url: str) -> None:
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        self.engine: Engine = create_engine(url, future=True, pool_pre_ping=True)
+        if parsed.get_backend_name() == "sqlite":
+
+            @event.listens_for(self.engine, "connect")
+            def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+                # WAL with synchronous=NORMAL: a committed change survives the process being killed
+                # (SIGKILL), which is the promise; only a power cut could lose the last instant.
+                cur = dbapi_conn.cursor()
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.execute("PRAGMA busy_timeout=5000")
+                cur.close()
+
+        metadata.create_all(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ---- rooms -----------------------------------------------------------------------------------
+
+    def save_room(self, snapshot: dict[str, Any]) -> None:
+        row = {
+            "version": snapshot["version"],
+            "status": snapshot["status"],
+            "updated": snapshot["updated"],
+            "data": _encode(snapshot),
+        }
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                update(rooms_table).where(rooms_table.c.code == snapshot["code"]).values(**row)
+            )
+            if result.rowcount == 0:
+                conn.execute(insert(rooms_table).values(code=snapshot["code"], **row))
+
+    def delete_room(self, code: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(delete(rooms_table).where(rooms_table.c.code == code))
+
+    def load_rooms(self) -> list[dict[str, Any]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(rooms_table.c.data)).all()
+        return [msgspec.json.decode(r[0]) for r in rows]
+
+    # ---- the archive -----------------------------------------------------------------------------
+
+    def archive(self, record: dict[str, Any]) -> None:
+        with self.engine.begin() as conn:
+            exists = conn.execute(select(games_table.c.id).where(games_table.c.id == record["id"])).first()
+            if exists is None:
+                conn.execute(
+                    insert(games_table).values(
+                        id=record["id"],
+                        room=record["room"],
+                        game=record["game"],
+                        finished=record["finished"] or time.time(),
+                        data=_encode(record),
+                    )
+                )
+
+    def get_game(self, game_id: str) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(games_table.c.data).where(games_table.c.id == game_id)).first()
+        return None if row is None else msgspec.json.decode(row[0])
+
+    def recent_games(self, limit: int = 50) -> list[dict[str, Any]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(games_table.c.id, games_table.c.room, games_table.c.game, games_table.c.finished)
+                .order_by(games_table.c.finished.desc())
+                .limit(limit)
+            ).all()
+        return [{"id": r[0], "room": r[1], "game": r[2], "finished": r[3]} for r in rows]
