@@ -153,6 +153,9 @@ class CapitolGame(Game):
         s.passed = list(pending.get("passed", []))
         s.losses = list(pending.get("losses", []))
         s.then = pending.get("then") or ""
+        reveal = pending.get("reveal")
+        s.reveal_seat = int(reveal["seat"]) if reveal else -1
+        s.reveal_card = str(reveal["card"]) if reveal else ""
         s.keep = int(pending.get("keep", 0))
         s.shown = pending.get("shown", "")
         s.known = [(you, int(k["seat"]), str(k["card"])) for k in view.get("known", [])]
@@ -162,10 +165,15 @@ class CapitolGame(Game):
         unseen.subtract(c for r in s.revealed for c in r)
         own = list(ps[you]["hidden"])
         unseen.subtract(own)
+        # Cards known to be in a hand: what this seat saw as Police, and a card revealed to win a
+        # challenge that is still waiting to be replaced (one card, if both name the same role).
         fixed: dict[int, list[str]] = {}
         for _, t, c in s.known:
             fixed.setdefault(t, []).append(c)
-            unseen[c] -= 1
+        if s.reveal_seat >= 0 and s.reveal_seat != you and s.reveal_card not in fixed.get(s.reveal_seat, []):
+            fixed.setdefault(s.reveal_seat, []).append(s.reveal_card)
+        for cards in fixed.values():
+            unseen.subtract(cards)
         if any(v < 0 for v in unseen.values()):
             raise ValueError("inconsistent view: more copies of a role than the deck holds")
         pool = list(unseen.elements())
@@ -188,9 +196,6 @@ class CapitolGame(Game):
         if s.phase == EXCHANGE:
             if s.actor == you:
                 s.ex_hand = list(pending["hand"])
-                s.hidden[you] = s.ex_hand + list(pending["drawn"]) if sorted(
-                    s.ex_hand + list(pending["drawn"])
-                ) == sorted(own) else own
             else:
                 s.ex_hand = s.hidden[s.actor][: s.keep]
         else:

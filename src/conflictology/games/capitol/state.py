@@ -56,7 +56,8 @@ LogEntry = tuple[Any, ...]
 _FIELDS = (
     "n", "options", "money", "hidden", "revealed", "alive", "deck", "treasury", "rng", "phase",
     "actor", "action", "target", "claim", "challenger", "blocker", "block_claim", "block_challenger",
-    "awaiting", "passed", "losses", "then", "keep", "ex_hand", "shown", "known", "log", "winner",
+    "awaiting", "passed", "losses", "then", "reveal_seat", "reveal_card", "keep", "ex_hand", "shown",
+    "known", "log", "winner",
 )
 
 
@@ -88,6 +89,8 @@ class CapitolState(GameState):
     passed: list[int]  # who passed in the current window, in the order they passed
     losses: list[int]  # seats that must still lose an influence, first one now
     then: str
+    reveal_seat: int  # a true claim revealed in a challenge, replaced once the losses are taken
+    reveal_card: str
     keep: int  # an exchange: how many cards the actor keeps
     ex_hand: list[str]  # an exchange: the actor's hand before drawing (private)
     shown: str  # an investigation: the card shown to the Police player (private)
@@ -161,6 +164,8 @@ class CapitolState(GameState):
         c.passed = self.passed[:]
         c.losses = self.losses[:]
         c.then = self.then
+        c.reveal_seat = self.reveal_seat
+        c.reveal_card = self.reveal_card
         c.keep = self.keep
         c.ex_hand = self.ex_hand[:]
         c.shown = self.shown
@@ -321,6 +326,8 @@ class CapitolState(GameState):
         self.keep = 0
         self.ex_hand = []
         self.shown = ""
+        self.reveal_seat = -1
+        self.reveal_card = ""
 
     def _next_turn(self) -> None:
         # Ruling 3: clockwise (seat order), skipping eliminated players.
@@ -376,14 +383,16 @@ class CapitolState(GameState):
         self.awaiting = []
         self.log.append(("challenge", seat, actor, claim))
         if claim in self.hidden[actor]:
-            # Ruling 9: the true card goes back, the deck is shuffled, the actor draws; the
-            # challenger loses; the action goes on.
-            self._replace(actor, claim)
+            # The book: the challenger loses, *then* the revealed card goes back into the deck, the
+            # deck is shuffled and its owner draws (ruling 9 swaps these two; the book wins). Then
+            # the action goes on.
             self.log.append(("reveal", actor, claim))
+            self.reveal_seat = actor
+            self.reveal_card = claim
             if self.action == "hacker" and seat == self.target:
                 # Ruling 11 (the book's Hacker text): the challenge, then the hack; no Judge window.
-                self.losses = [seat, seat]
-                self.then = THEN_END
+                self.losses = [seat]
+                self.then = THEN_RESOLVE
             else:
                 self.losses = [seat]
                 self.then = THEN_CONTINUE
@@ -450,11 +459,12 @@ class CapitolState(GameState):
         self.awaiting = []
         self.log.append(("challenge", seat, blocker, claim))
         if claim in self.hidden[blocker]:
-            # Ruling 9 then 8: the revealed card is replaced, the challenger loses, the block stands
-            # with no second exchange.
-            self._replace(blocker, claim)
+            # The book (ruling 9, in the book's order): the challenger loses, then the revealed card is
+            # replaced; the block stands with no second exchange (ruling 8).
             self.log.append(("reveal", blocker, claim))
             self.log.append(("blocked", self.actor, blocker))
+            self.reveal_seat = blocker
+            self.reveal_card = claim
             self.losses = [seat]
             self.then = THEN_END
         else:
@@ -484,6 +494,13 @@ class CapitolState(GameState):
             self.phase = LOSE
             self.awaiting = [seat]
             return
+        seat = self.reveal_seat
+        if seat >= 0:
+            self.reveal_seat = -1
+            if self.alive[seat]:
+                self._replace(seat, self.reveal_card)
+                self.log.append(("replace", seat, self.reveal_card))
+            self.reveal_card = ""
         then = self.then
         if then == THEN_END:
             self._next_turn()
@@ -657,6 +674,8 @@ class CapitolState(GameState):
             s.passed = [int(x) for x in doc["passed"]]
             s.losses = [int(x) for x in doc["losses"]]
             s.then = str(doc["then"])
+            s.reveal_seat = int(doc["reveal_seat"])
+            s.reveal_card = str(doc["reveal_card"])
             s.keep = int(doc["keep"])
             s.ex_hand = [str(c) for c in doc["ex_hand"]]
             s.shown = str(doc["shown"])

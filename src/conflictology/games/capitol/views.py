@@ -85,6 +85,8 @@ def _pending(state: CapitolState, seat: int | None) -> dict[str, Any] | None:
         "passed": list(state.passed),
         "losses": list(state.losses),
         "then": state.then or None,
+        # A card revealed to win a challenge: still in that hand until the losses are taken.
+        "reveal": {"seat": state.reveal_seat, "card": state.reveal_card} if state.reveal_seat >= 0 else None,
     }
     if phase == "exchange":
         pending["keep"] = state.keep
@@ -131,7 +133,13 @@ def render_entry(entry: LogEntry) -> dict[str, Any]:
         _, seat, card = entry
         return {
             "type": "reveal", "seat": seat, "card": card,
-            "text": f"{_s(seat)} reveals {_role(card)}, shuffles it into the deck and draws a new card.",
+            "text": f"{_s(seat)} reveals {_role(card)}: the challenge fails.",
+        }
+    if kind == "replace":
+        _, seat, card = entry
+        return {
+            "type": "replace", "seat": seat, "card": card,
+            "text": f"{_s(seat)} shuffles the revealed {_role(card)} into the deck and draws a new card.",
         }
     if kind == "bluff":
         _, seat, claim = entry
