@@ -24,7 +24,7 @@ def _root() -> None:
     """Conflictology: Capitol and Conspiranoicos, for people and for bots."""
 
 # Each area adds its own commands through a ``register(app)`` function, so the areas stay separate.
-_COMMAND_MODULES: list[str] = ["conflictology.bots.cli"]
+_COMMAND_MODULES: list[str] = ["conflictology.bots.cli", "conflictology.terminal.cli"]
 _COMMAND_MODULES.append("conflictology.server.cli")
 
 

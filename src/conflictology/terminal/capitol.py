@@ -1,0 +1,192 @@
+"""Capitol in the terminal: the table from one seat's view and the legal choices in a player's words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from conflictology.engine import Action, View
+from conflictology.games.capitol import data
+from conflictology.terminal.render import Names, generic_label, group, register, seat_name
+
+ROLE = data.ROLE_NAME
+
+
+def role(card: Any) -> str:
+    return ROLE.get(str(card), str(card))
+
+
+def roles(cards: list[Any]) -> str:
+    return ", ".join(role(c) for c in cards) if cards else "—"
+
+
+def table(view: View, names: Names) -> RenderableType:
+    you = view.get("you")
+    turn = view.get("turn")
+    head = Text()
+    head.append(f"Treasury ${view.get('treasury')}M", style="bold")
+    head.append(f"   deck {view.get('deck')} cards   ")
+    if view.get("winners"):
+        head.append("game over", style="bold")
+    elif isinstance(turn, int):
+        head.append(f"turn: {seat_name(names, turn)}")
+    grid = Table(title=None, expand=False)
+    for col in ("", "player", "money", "face down", "face up (lost)"):
+        grid.add_column(col)
+    for p in view.get("players", []):
+        seat = p.get("seat")
+        hidden = p.get("hidden")
+        if isinstance(hidden, list):
+            down = Text(roles(hidden), style="bold green")
+        else:
+            down = Text("▮ " * int(hidden or 0) if hidden else "—", style="dim")
+            if hidden:
+                down.append(f"({hidden})", style="dim")
+        mark = "▶" if seat == turn and not view.get("winners") else ""
+        name = seat_name(names, seat)
+        style = "bold" if seat == you else ""
+        if not p.get("alive", True):
+            name += " (out)"
+            style = "dim strike"
+        grid.add_row(
+            mark, Text(name, style=style), f"${p.get('money')}M", down, Text(roles(p.get("revealed", [])))
+        )
+    extra: list[RenderableType] = []
+    for k in view.get("known") or []:
+        who, card = seat_name(names, k.get("seat")), role(k.get("card"))
+        extra.append(Text(f"You know {who} holds {card} (Police).", style="cyan"))
+    pending = view.get("pending") or {}
+    if pending.get("phase") == "exchange" and "drawn" in pending:
+        extra.append(
+            Text(
+                f"Exchange: your hand {roles(pending.get('hand', []))}; drawn {roles(pending['drawn'])}; "
+                f"keep {pending.get('keep')}.",
+                style="cyan",
+            )
+        )
+    return group(head, grid, *extra)
+
+
+def _claim_note(view: View, claimed: str) -> str:
+    """Whether the player holds the role they are about to claim (a bluff reminder)."""
+    you = view.get("you")
+    players = view.get("players", [])
+    if not isinstance(you, int) or you >= len(players):
+        return ""
+    hidden = players[you].get("hidden")
+    if not isinstance(hidden, list):
+        return ""
+    return "" if claimed in hidden else "  [bluff: you hold no " + role(claimed) + "]"
+
+
+def label(action: Action, view: View, names: Names) -> str:
+    kind = action.get("type")
+    target = action.get("target")
+    who = seat_name(names, target)
+    pending = view.get("pending") or {}
+    phase = pending.get("phase") or view.get("phase")
+    if kind == "income":
+        return f"Income: take ${data.INCOME}M (no claim, cannot be stopped)"
+    if kind == "foreign_aid":
+        return f"Foreign Aid: take ${data.FOREIGN_AID}M (a Banker may block)"
+    if kind == "scandal":
+        return f"Scandal against {who}: pay ${data.COST['scandal']}M, they lose an influence"
+    if kind == "banker":
+        return f"Banker: take ${data.BANKER_TAKE}M" + _claim_note(view, "banker")
+    if kind == "mafia":
+        return f"Mafia: steal up to ${data.MAFIA_STEAL}M from {who}" + _claim_note(view, "mafia")
+    if kind == "hacker":
+        return (
+            f"Hacker: pay ${data.COST['hacker']}M, {who} loses an influence" + _claim_note(view, "hacker")
+        )
+    if kind == "reporter":
+        return f"Reporter: draw {data.DRAW['reporter']} cards and exchange" + _claim_note(view, "reporter")
+    if kind == "police_investigate":
+        return f"Police: look at one of {who}'s face-down cards" + _claim_note(view, "police")
+    if kind == "police_swap":
+        return f"Police: draw {data.DRAW['police_swap']} card and swap" + _claim_note(view, "police")
+    if kind == "pass":
+        if phase == "block_challenge" and pending.get("actor") == view.get("you"):
+            return "Accept the block"
+        if phase == "block":
+            return "Do not block"
+        return "Pass (do not challenge)"
+    if kind == "challenge":
+        if phase == "block_challenge":
+            blocker = seat_name(names, pending.get("blocker"))
+            return f"Challenge {blocker}'s block (claimed {role(pending.get('block_claim'))})"
+        actor = seat_name(names, pending.get("actor"))
+        return f"Challenge {actor}'s claim of {role(pending.get('claim'))}"
+    if kind == "block":
+        card = str(action.get("card"))
+        return f"Block, claiming {role(card)}" + _claim_note(view, card)
+    if kind == "lose":
+        return f"Lose {role(action.get('card'))} (turn it face up)"
+    if kind == "return":
+        return f"Put {role(action.get('card'))} back into the deck and draw a new card"
+    if kind == "show":
+        return f"Show {role(action.get('card'))}"
+    if kind == "keep":
+        return "Keep " + " + ".join(role(c) for c in action.get("cards", []))
+    if kind == "let_keep":
+        return "Let them keep the card"
+    if kind == "force_redraw":
+        return "Force them to shuffle it into the deck and draw a new card"
+    return generic_label(action, view, names)
+
+
+_ACTION_WORDS = {
+    "income": "Income",
+    "foreign_aid": "Foreign Aid",
+    "scandal": "a Scandal",
+    "banker": "Banker",
+    "mafia": "Mafia",
+    "hacker": "Hacker",
+    "reporter": "Reporter",
+    "police_investigate": "Police (investigate)",
+    "police_swap": "Police (swap)",
+}
+
+
+def pending(view: View, names: Names) -> str:
+    p = view.get("pending")
+    you = view.get("you")
+    if not p:
+        if view.get("turn") == you:
+            money = next((q.get("money") for q in view.get("players", []) if q.get("seat") == you), 0)
+            forced = view.get("options", {}).get("forced_scandal", True)
+            if forced and isinstance(money, int) and money >= data.FORCED_SCANDAL_AT:
+                return f"Your turn. With ${money}M you must launch a Scandal (ruling 4)."
+            return "Your turn: choose an action."
+        return ""
+    phase = p.get("phase")
+    actor = seat_name(names, p.get("actor"))
+    action = _ACTION_WORDS.get(str(p.get("action")), str(p.get("action")))
+    target = p.get("target")
+    on = f" against {seat_name(names, target)}" if isinstance(target, int) else ""
+    if phase == "challenge":
+        return f"{actor} claims {role(p.get('claim'))}. Challenge the claim, or let it pass?"
+    if phase == "block":
+        return f"{actor} plays {action}{on}. Block it?"
+    if phase == "block_challenge":
+        blocker = seat_name(names, p.get("blocker"))
+        return f"{blocker} blocks {actor}'s {action}, claiming {role(p.get('block_claim'))}."
+    if phase == "lose":
+        return "You lose an influence: choose the card to turn face up."
+    if phase == "return":
+        return "Your block stood: put a card back into the deck (you draw a new one)."
+    if phase == "exchange":
+        return f"Exchange: keep {p.get('keep')} of your cards."
+    if phase == "show":
+        return f"{actor} (Police) investigates you: choose a card to show them."
+    if phase == "investigate":
+        shown = p.get("shown")
+        whom = seat_name(names, target)
+        return f"{whom} shows you {role(shown)}: let them keep it, or force a redraw?"
+    return str(phase)
+
+
+register("capitol", table=table, label=label, pending=pending)
