@@ -1,0 +1,743 @@
+// The Conflictology client: home (create / join), lobby, table, end screen; one page, no build step.
+// The server is authoritative: this client renders what `state` messages say and sends `act`s.
+import { Api, ApiError, Connection } from './api.js';
+import { IN_EXTENSION, joinLink, serverBase } from './config.js';
+import { clear, h, svg } from './dom.js';
+import { BOT_LEVELS, GAMES, SETTINGS } from './games.js';
+import { lang, LANGUAGES, setLang, t } from './i18n.js';
+import * as capitol from './capitol.js';
+import * as conspiranoicos from './conspiranoicos.js';
+import { qrSvg } from './qr.js';
+import { rulesSheet } from './rules.js';
+
+const TABLES = { capitol, conspiranoicos };
+const TOKEN_PREFIX = 'conflictology:room:';
+const NAME_KEY = 'conflictology:name';
+
+const S = {
+  api: null,
+  base: '',
+  screen: 'home',        // home | join | lobby | table | gone
+  code: null,
+  token: null,
+  seat: null,
+  spectator: false,
+  room: null,            // the last lobby/GET room object
+  msg: null,             // the last `state` message
+  seq: null,
+  conn: null,
+  connStatus: 'idle',
+  busy: false,
+  ui: {},                // per-table UI state (selections), reset when the decision changes
+  uiKey: '',
+  toast: null,
+  homeGame: 'capitol',
+  announce: '',
+};
+
+// ---- storage --------------------------------------------------------------------------------------
+
+function store(key, value) {
+  try {
+    if (value === null) localStorage.removeItem(key);
+    else localStorage.setItem(key, JSON.stringify(value));
+  } catch { /* private mode */ }
+}
+
+function load(key) {
+  try { return JSON.parse(localStorage.getItem(key) || 'null'); } catch { return null; }
+}
+
+function savedSeat(code) { return load(TOKEN_PREFIX + code); }
+
+// ---- navigation ----------------------------------------------------------------------------------
+
+function setUrl(code, extra = {}) {
+  const url = new URL(location.href);
+  url.search = '';
+  if (url.pathname.startsWith('/r/')) url.pathname = '/';
+  if (code) url.searchParams.set('room', code);
+  for (const [k, v] of Object.entries(extra)) if (v) url.searchParams.set(k, v);
+  history.replaceState(null, '', url);
+}
+
+function normalizeCode(text) {
+  return String(text || '').trim().toUpperCase().replace(/[^A-Z0-9]/g, '');
+}
+
+async function openRoom(code, { watch = false } = {}) {
+  S.code = code;
+  const saved = savedSeat(code);
+  if (saved && saved.token && !watch) {
+    S.token = saved.token;
+    S.seat = saved.seat;
+    S.spectator = false;
+    setUrl(code);
+    connect();
+    return;
+  }
+  if (watch) {
+    S.token = null;
+    S.seat = null;
+    S.spectator = true;
+    setUrl(code, { watch: '1' });
+    connect();
+    return;
+  }
+  try {
+    S.room = await S.api.room(code);
+    S.screen = 'join';
+  } catch (err) {
+    S.screen = 'gone';
+    S.goneReason = err instanceof ApiError && err.status === 404 ? 'notFound' : 'network';
+  }
+  setUrl(code);
+  render();
+}
+
+function connect() {
+  if (S.conn) S.conn.close();
+  S.msg = null;
+  S.seq = null;
+  S.screen = S.room && S.room.status === 'lobby' ? 'lobby' : S.screen === 'home' ? 'connecting' : S.screen;
+  const url = S.api.wsUrl(S.code, S.token);
+  S.conn = new Connection(url, {
+    onMessage: onMessage,
+    onStatus: (status, attempt) => {
+      S.connStatus = status;
+      S.connAttempt = attempt;
+      renderStatus();
+    },
+    shouldRetry: async () => {
+      try {
+        await S.api.room(S.code);
+        return true;
+      } catch (err) {
+        return !(err instanceof ApiError && err.status === 404);
+      }
+    },
+    onGiveUp: () => {
+      S.screen = 'gone';
+      S.goneReason = 'notFound';
+      render();
+    },
+  });
+  render();
+}
+
+function goHome() {
+  if (S.conn) S.conn.close();
+  Object.assign(S, { conn: null, code: null, token: null, seat: null, spectator: false, room: null, msg: null,
+    screen: 'home', connStatus: 'idle' });
+  setUrl(null);
+  render();
+}
+
+// ---- messages --------------------------------------------------------------------------------------
+
+function onMessage(msg) {
+  if (msg.type === 'lobby') {
+    const wasPlaying = S.screen === 'table';
+    S.room = msg.room;
+    if (S.room.status === 'lobby') {
+      S.screen = 'lobby';
+      S.msg = null;
+    } else if (!wasPlaying && !S.msg) {
+      S.screen = 'connecting';
+    }
+    refreshSeat();
+    render();
+  } else if (msg.type === 'state') {
+    S.msg = msg;
+    S.seq = msg.seq;
+    S.busy = false;
+    S.screen = 'table';
+    if (msg.room) S.room = msg.room;
+    if (!S.spectator && msg.view && typeof msg.view.you === 'number' && msg.view.you !== S.seat) {
+      S.seat = msg.view.you;
+      const saved = savedSeat(S.code);
+      if (saved) store(TOKEN_PREFIX + S.code, { ...saved, seat: S.seat });
+    }
+    const key = JSON.stringify(msg.legal || []);
+    if (key !== S.uiKey) {
+      S.uiKey = key;
+      S.ui = {};
+    }
+    // Names come from the room; fetch it when the table has seats we cannot name yet.
+    const players = (msg.view && msg.view.players) || [];
+    if (!S.room || !S.room.seats || S.room.seats.length < players.length || S.room.status === 'lobby') refreshRoom();
+    render();
+  } else if (msg.type === 'error') {
+    S.busy = false;
+    showToast(errorText(msg.code, msg.message), 'error');
+    render();
+  } else if (msg.type === 'left') {
+    // Kicked by the host (or the seat was given up elsewhere): this browser no longer holds it.
+    store(TOKEN_PREFIX + S.code, null);
+    showToast(t('status.left'), 'error');
+    const code = S.code;
+    goHome();
+    openRoom(code);
+  } else if (msg.type === 'room' && msg.room) {
+    S.room = msg.room;
+    refreshSeat();
+    render();
+  }
+}
+
+// Seats are renumbered when someone leaves the lobby, and lobby messages do not say which seat is
+// ours: follow our seat by the name we joined with (the view's `you` settles it once playing).
+function refreshSeat() {
+  if (!S.room || S.spectator) return;
+  const saved = savedSeat(S.code);
+  if (!saved) return;
+  const seats = S.room.seats || [];
+  const at = seats.find((x) => x.seat === saved.seat);
+  let seat = saved.seat;
+  if (!at || at.bot || at.name !== saved.name) {
+    const byName = seats.find((x) => !x.bot && x.name === saved.name);
+    if (byName) seat = byName.seat;
+  }
+  S.seat = seat;
+  if (seat !== saved.seat) store(TOKEN_PREFIX + S.code, { ...saved, seat });
+}
+
+let roomFetch = null;
+function refreshRoom() {
+  if (roomFetch || !S.code) return;
+  roomFetch = S.api.room(S.code).then((room) => {
+    S.room = room;
+    render();
+  }).catch(() => {}).finally(() => { roomFetch = null; });
+}
+
+function act(action) {
+  if (S.busy || !S.conn) return;
+  const sent = S.conn.send({ type: 'act', action, seq: S.seq });
+  if (!sent) {
+    showToast(t('status.offline'), 'error');
+    return;
+  }
+  S.busy = true;
+  render();
+}
+
+function errorText(code, message) {
+  const key = `errors.${code}`;
+  const text = t(key);
+  if (text !== key) return text;
+  return message || code || t('errors.unknown');
+}
+
+// ---- toasts, announcements --------------------------------------------------------------------------
+
+let toastTimer = null;
+function showToast(text, kind = 'info') {
+  S.toast = { text, kind };
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { S.toast = null; renderToast(); }, kind === 'error' ? 6000 : 2500);
+  renderToast();
+}
+
+function renderToast() {
+  const el = document.getElementById('toast');
+  clear(el);
+  if (!S.toast) { el.hidden = true; return; }
+  el.hidden = false;
+  el.className = `toast ${S.toast.kind}`;
+  el.appendChild(document.createTextNode(S.toast.text));
+}
+
+async function copy(text, what) {
+  try {
+    await navigator.clipboard.writeText(text);
+    showToast(t('lobby.copied', { what }));
+  } catch {
+    showToast(text);
+  }
+}
+
+// ---- rendering -------------------------------------------------------------------------------------
+
+function nameOf(seat) {
+  const s = S.room && S.room.seats && S.room.seats.find((x) => x.seat === seat);
+  if (s && s.name) return s.name;
+  return t('common.seat', { n: seat + 1 });
+}
+
+function ctx() {
+  const msg = S.msg || {};
+  return {
+    view: msg.view || {},
+    legal: msg.legal || [],
+    deadline: msg.deadline || null,
+    you: S.spectator ? null : (msg.view && msg.view.you !== undefined ? msg.view.you : S.seat),
+    room: S.room,
+    name: nameOf,
+    act,
+    busy: S.busy,
+    ui: S.ui,
+    rerender: render,
+    t,
+    lang: lang(),
+  };
+}
+
+function render() {
+  const root = document.getElementById('app');
+  const focusKey = document.activeElement && document.activeElement.dataset
+    ? document.activeElement.dataset.k : null;
+  clear(root);
+  document.body.dataset.screen = S.screen;
+  root.appendChild(header());
+  const main = h('main', { id: 'main', class: `screen-${S.screen}` });
+  if (S.screen === 'home') main.appendChild(homeScreen());
+  else if (S.screen === 'join') main.appendChild(joinScreen());
+  else if (S.screen === 'lobby') main.appendChild(lobbyScreen());
+  else if (S.screen === 'table') main.appendChild(tableScreen());
+  else if (S.screen === 'gone') main.appendChild(goneScreen());
+  else main.appendChild(h('div', { class: 'panel center' }, h('p', { class: 'muted' }, t('status.connecting'))));
+  root.appendChild(main);
+  renderStatus();
+  renderToast();
+  tick();
+  if (focusKey) {
+    const el = root.querySelector(`[data-k="${CSS.escape(focusKey)}"]`);
+    if (el) el.focus();
+  }
+}
+
+function header() {
+  const langSwitch = h('div', { class: 'lang', role: 'group', 'aria-label': t('common.language') },
+    Object.keys(LANGUAGES).map((code) => h('button', {
+      type: 'button', class: code === lang() ? 'on' : '', 'aria-pressed': String(code === lang()), 'data-k': `lang-${code}`,
+      lang: code, onclick: () => { setLang(code); render(); },
+    }, LANGUAGES[code].meta.short)));
+  const game = (S.room && S.room.game) || (S.screen === 'home' ? null : null);
+  return h('header', { class: 'top' },
+    h('button', { type: 'button', class: 'brand', onclick: goHome, 'aria-label': t('common.home'), 'data-k': 'brand' },
+      svg('<svg viewBox="0 0 32 32" width="26" height="26" aria-hidden="true"><rect x="3" y="5" width="17" height="23" rx="3" fill="#c9a227" transform="rotate(-10 11 16)"/><rect x="12" y="4" width="17" height="23" rx="3" fill="#e05d44" transform="rotate(8 20 16)"/></svg>'),
+      h('span', null, 'Conflictology')),
+    S.code ? h('span', { class: 'room-code', title: t('lobby.code') }, S.code) : null,
+    h('span', { id: 'conn', class: 'conn', role: 'status', 'aria-live': 'polite' }),
+    h('span', { class: 'spacer' }),
+    IN_EXTENSION && S.code ? h('button', { type: 'button', class: 'ghost', 'data-k': 'open-tab', onclick: openInTab }, t('ext.openTab')) : null,
+    h('button', { type: 'button', class: 'ghost', 'data-k': 'rules', onclick: () => openRules(game) }, t('common.rules')),
+    langSwitch);
+}
+
+function openInTab() {
+  const url = new URL(location.href);
+  url.searchParams.set('tab', '1');
+  if (S.code) url.searchParams.set('room', S.code);
+  if (globalThis.chrome && chrome.tabs && chrome.tabs.create) chrome.tabs.create({ url: url.toString() });
+  else window.open(url.toString(), '_blank');
+}
+
+function renderStatus() {
+  const el = document.getElementById('conn');
+  if (!el) return;
+  const status = S.code ? S.connStatus : 'idle';
+  el.className = `conn ${status}`;
+  el.textContent = status === 'open' ? (S.spectator ? t('status.watching') : t('status.online'))
+    : status === 'retrying' ? t('status.reconnecting')
+      : status === 'connecting' ? t('status.connecting') : '';
+}
+
+// ---- home ------------------------------------------------------------------------------------------
+
+function homeScreen() {
+  const savedName = load(NAME_KEY) || '';
+  const gameChoice = h('div', { class: 'game-choice', role: 'radiogroup', 'aria-label': t('home.game') },
+    Object.keys(GAMES).map((g) => h('label', { class: ['game-card', S.homeGame === g && 'on'] },
+      h('input', { type: 'radio', name: 'game', value: g, checked: S.homeGame === g, 'data-k': `game-${g}`,
+        onchange: () => { S.homeGame = g; render(); } }),
+      h('span', { class: 'game-title' }, t(`games.${g}.name`)),
+      h('span', { class: 'game-blurb' }, t(`games.${g}.blurb`)),
+      h('span', { class: 'game-players' }, t(`games.${g}.players`)))));
+
+  const optionInputs = optionsEditor(S.homeGame, null, true);
+  const createForm = h('form', { class: 'panel create', 'aria-labelledby': 'create-h', onsubmit: onCreate },
+    h('h2', { id: 'create-h' }, t('home.create')),
+    gameChoice,
+    h('label', { class: 'field' }, h('span', null, t('home.yourName')),
+      h('input', { name: 'name', required: true, maxlength: 40, autocomplete: 'nickname', value: savedName, 'data-k': 'create-name' })),
+    optionInputs ? h('details', { class: 'options' }, h('summary', null, t('home.options')), optionInputs) : null,
+    h('button', { type: 'submit', class: 'primary', 'data-k': 'create' }, t('home.createButton')));
+
+  const joinForm = h('form', { class: 'panel join', 'aria-labelledby': 'join-h', onsubmit: onJoinCode },
+    h('h2', { id: 'join-h' }, t('home.join')),
+    h('label', { class: 'field' }, h('span', null, t('home.code')),
+      h('input', { name: 'code', required: true, maxlength: 12, autocomplete: 'off', autocapitalize: 'characters',
+        class: 'code-input', spellcheck: 'false', 'data-k': 'join-code' })),
+    h('label', { class: 'field' }, h('span', null, t('home.yourName')),
+      h('input', { name: 'name', required: true, maxlength: 40, autocomplete: 'nickname', value: savedName, 'data-k': 'join-name' })),
+    h('div', { class: 'row' },
+      h('button', { type: 'submit', class: 'primary', 'data-k': 'join' }, t('home.joinButton')),
+      h('button', { type: 'button', class: 'secondary', 'data-k': 'watch', onclick: onWatchCode }, t('home.watch'))));
+
+  return h('div', { class: 'home' },
+    h('section', { class: 'hero' },
+      h('h1', null, t('home.title')),
+      h('p', null, t('home.tagline'))),
+    h('div', { class: 'home-grid' }, createForm, joinForm));
+}
+
+function optionsEditor(game, room, isForm) {
+  const spec = GAMES[game];
+  if (!spec) return null;
+  const current = (room && room.options) || {};
+  const settings = (room && room.settings) || {};
+  const items = [];
+  for (const opt of spec.options) {
+    const value = current[opt.key] !== undefined ? current[opt.key] : opt.default;
+    if (opt.kind === 'bool') {
+      items.push(h('label', { class: 'check' },
+        h('input', { type: 'checkbox', name: `opt.${opt.key}`, checked: !!value, 'data-k': `opt-${opt.key}`,
+          onchange: isForm ? null : (ev) => patchOption(opt.key, ev.target.checked) }),
+        h('span', null, t(`options.${opt.key}`))));
+    } else if (opt.kind === 'set') {
+      items.push(h('fieldset', { class: 'set' }, h('legend', null, t(`options.${opt.key}`)),
+        opt.choices.map((c) => h('label', { class: 'check' },
+          h('input', { type: 'checkbox', name: `opt.${opt.key}`, value: c, checked: value.includes(c), 'data-k': `opt-${opt.key}-${c}`,
+            onchange: isForm ? null : (ev) => {
+              const next = new Set(value);
+              if (ev.target.checked) next.add(c); else next.delete(c);
+              patchOption(opt.key, opt.choices.filter((x) => next.has(x)));
+            } }),
+          h('span', null, t(`capitol.roles.${c}`))))));
+    }
+  }
+  for (const st of SETTINGS) {
+    const value = settings[st.key] !== undefined && settings[st.key] !== null ? settings[st.key] : st.default;
+    if (st.kind === 'bool') {
+      items.push(h('label', { class: 'check' },
+        h('input', { type: 'checkbox', name: `set.${st.key}`, checked: !!value, 'data-k': `set-${st.key}`,
+          onchange: isForm ? null : (ev) => patchSetting(st.key, ev.target.checked) }),
+        h('span', null, t(`settings.${st.key}`))));
+    } else {
+      items.push(h('label', { class: 'field inline' }, h('span', null, t(`settings.${st.key}`)),
+        h('input', { type: 'number', min: 1, max: 3600, step: 1, name: `set.${st.key}`, value: String(value), 'data-k': `set-${st.key}`,
+          onchange: isForm ? null : (ev) => patchSetting(st.key, Number(ev.target.value)) })));
+    }
+  }
+  return items.length ? h('div', { class: 'option-list' }, items) : null;
+}
+
+function readOptions(form, game) {
+  const options = {};
+  for (const opt of GAMES[game].options) {
+    const inputs = [...form.querySelectorAll(`[name="opt.${opt.key}"]`)];
+    if (opt.kind === 'bool') options[opt.key] = inputs[0].checked;
+    else options[opt.key] = inputs.filter((i) => i.checked).map((i) => i.value);
+  }
+  const settings = {};
+  for (const st of SETTINGS) {
+    const input = form.querySelector(`[name="set.${st.key}"]`);
+    if (!input) continue;
+    settings[st.key] = st.kind === 'bool' ? input.checked : Number(input.value);
+  }
+  return { options, settings };
+}
+
+async function onCreate(ev) {
+  ev.preventDefault();
+  const form = ev.target;
+  const name = form.elements.name.value.trim();
+  if (!name) return;
+  store(NAME_KEY, name);
+  const game = S.homeGame;
+  const { options, settings } = readOptions(form, game);
+  try {
+    const res = await S.api.createRoom({ game, name, options, settings });
+    store(TOKEN_PREFIX + res.code, { token: res.token, seat: res.seat, name });
+    S.room = null;
+    await openRoom(res.code);
+  } catch (err) {
+    showToast(errorText(err.code, err.message), 'error');
+  }
+}
+
+async function onJoinCode(ev) {
+  ev.preventDefault();
+  const form = ev.target;
+  const code = normalizeCode(form.elements.code.value);
+  const name = form.elements.name.value.trim();
+  if (!code || !name) return;
+  store(NAME_KEY, name);
+  await joinRoom(code, name);
+}
+
+function onWatchCode(ev) {
+  const form = ev.target.closest('form');
+  const code = normalizeCode(form.elements.code.value);
+  if (!code) { form.elements.code.focus(); return; }
+  openRoom(code, { watch: true });
+}
+
+async function joinRoom(code, name) {
+  const saved = savedSeat(code);
+  if (saved && saved.token) { await openRoom(code); return; }
+  try {
+    const res = await S.api.join(code, name);
+    store(TOKEN_PREFIX + code, { token: res.token, seat: res.seat, name });
+    await openRoom(code);
+  } catch (err) {
+    showToast(errorText(err.code, err.message), 'error');
+  }
+}
+
+// ---- join (a join link opened with no seat yet) ---------------------------------------------------------
+
+function joinScreen() {
+  const room = S.room || {};
+  const canJoin = room.status === 'lobby';
+  const savedName = load(NAME_KEY) || '';
+  return h('div', { class: 'panel join-room' },
+    h('h2', null, t('join.title', { game: t(`games.${room.game}.name`) })),
+    h('p', { class: 'code-big' }, S.code),
+    seatList(room, false),
+    canJoin
+      ? h('form', { onsubmit: (ev) => { ev.preventDefault(); const n = ev.target.elements.name.value.trim(); if (n) { store(NAME_KEY, n); joinRoom(S.code, n); } } },
+        h('label', { class: 'field' }, h('span', null, t('home.yourName')),
+          h('input', { name: 'name', required: true, maxlength: 40, value: savedName, autocomplete: 'nickname', 'data-k': 'join-name' })),
+        h('div', { class: 'row' },
+          h('button', { type: 'submit', class: 'primary', 'data-k': 'join' }, t('home.joinButton')),
+          h('button', { type: 'button', class: 'secondary', 'data-k': 'watch', onclick: () => openRoom(S.code, { watch: true }) }, t('home.watch'))))
+      : h('div', null, h('p', { class: 'muted' }, t('join.started')),
+        h('button', { type: 'button', class: 'primary', 'data-k': 'watch', onclick: () => openRoom(S.code, { watch: true }) }, t('home.watch'))));
+}
+
+function goneScreen() {
+  return h('div', { class: 'panel center' },
+    h('h2', null, t(S.goneReason === 'notFound' ? 'gone.notFound' : 'gone.network')),
+    h('p', { class: 'muted' }, S.code || ''),
+    h('button', { type: 'button', class: 'primary', onclick: goHome, 'data-k': 'home' }, t('common.home')));
+}
+
+// ---- lobby --------------------------------------------------------------------------------------------
+
+function isHost() {
+  if (!S.room || S.spectator) return false;
+  const me = S.room.seats.find((s) => s.seat === S.seat);
+  return !!(me && me.host);
+}
+
+function token() { return S.token; }
+
+async function hostCall(fn) {
+  try {
+    await fn();
+  } catch (err) {
+    showToast(errorText(err.code, err.message), 'error');
+  }
+}
+
+function patchOption(key, value) {
+  hostCall(() => S.api.patchRoom(S.code, token(), { options: { ...(S.room.options || {}), [key]: value } }));
+}
+
+function patchSetting(key, value) {
+  hostCall(() => S.api.patchRoom(S.code, token(), { settings: { [key]: value } }));
+}
+
+function seatList(room, host) {
+  const seats = (room && room.seats) || [];
+  return h('ul', { class: 'seats', 'aria-label': t('lobby.seats') },
+    seats.map((s) => h('li', { class: ['seat', s.seat === S.seat && !S.spectator && 'me'] },
+      h('span', { class: ['dot', s.connected || s.bot ? 'on' : 'off'], title: t(s.connected || s.bot ? 'lobby.connected' : 'lobby.disconnected') }),
+      h('span', { class: 'seat-name' }, s.name),
+      s.host ? h('span', { class: 'tag host' }, t('lobby.host')) : null,
+      s.bot ? h('span', { class: 'tag bot' }, t('lobby.bot'), s.level ? ` · ${t(`levels.${s.level}`) === `levels.${s.level}` ? s.level : t(`levels.${s.level}`)}` : '') : null,
+      s.seat === S.seat && !S.spectator ? h('span', { class: 'tag you' }, t('common.you')) : null,
+      host && s.seat !== S.seat ? h('button', { type: 'button', class: 'ghost small', 'data-k': `kick-${s.seat}`,
+        'aria-label': t('lobby.kickName', { name: s.name }),
+        onclick: () => hostCall(() => S.api.kick(S.code, token(), s.seat)) }, t('lobby.kick')) : null)));
+}
+
+function lobbyScreen() {
+  const room = S.room;
+  if (!room) return h('p', { class: 'muted' }, t('status.connecting'));
+  const host = isHost();
+  const spec = GAMES[room.game] || { min: 2, max: 6 };
+  const count = room.seats.length;
+  const link = joinLink(S.base, S.code);
+  const share = h('section', { class: 'panel share', 'aria-labelledby': 'share-h' },
+    h('h2', { id: 'share-h' }, t('lobby.invite')),
+    h('p', { class: 'code-big', 'aria-label': t('lobby.codeIs', { code: S.code.split('').join(' ') }) }, S.code),
+    h('div', { class: 'row' },
+      h('button', { type: 'button', class: 'secondary', 'data-k': 'copy-code', onclick: () => copy(S.code, t('lobby.code')) }, t('lobby.copyCode')),
+      h('button', { type: 'button', class: 'secondary', 'data-k': 'copy-link', onclick: () => copy(link, t('lobby.link')) }, t('lobby.copyLink'))),
+    h('div', { class: 'qr', role: 'img', 'aria-label': t('lobby.qr') }, qrSvg(link)),
+    h('p', { class: 'link muted' }, link));
+
+  const seatsPanel = h('section', { class: 'panel seats-panel', 'aria-labelledby': 'seats-h' },
+    h('h2', { id: 'seats-h' }, t('lobby.players', { n: count, max: spec.max })),
+    seatList(room, host),
+    host && count < spec.max ? botAdder() : null,
+    host
+      ? h('button', { type: 'button', class: 'primary big', 'data-k': 'start', disabled: count < spec.min || count > spec.max,
+        onclick: () => hostCall(() => S.api.start(S.code, token())) },
+      count < spec.min ? t('lobby.needPlayers', { n: spec.min }) : t('lobby.start'))
+      : h('p', { class: 'waiting' }, S.spectator ? t('lobby.watching') : t('lobby.waitHost')),
+    !S.spectator ? h('button', { type: 'button', class: 'ghost', 'data-k': 'leave', onclick: leaveRoom }, t('lobby.leave')) : null);
+
+  const options = optionsEditor(room.game, room, false);
+  const optionsPanel = h('section', { class: 'panel options-panel', 'aria-labelledby': 'opt-h' },
+    h('h2', { id: 'opt-h' }, t('lobby.options')),
+    host && options ? options : optionSummary(room));
+
+  return h('div', { class: 'lobby' },
+    h('h1', { class: 'lobby-title' }, t(`games.${room.game}.name`)),
+    h('div', { class: 'lobby-grid' }, seatsPanel, share, optionsPanel));
+}
+
+function optionSummary(room) {
+  const spec = GAMES[room.game];
+  const lines = [];
+  for (const opt of (spec ? spec.options : [])) {
+    const v = room.options && room.options[opt.key] !== undefined ? room.options[opt.key] : opt.default;
+    const shown = opt.kind === 'bool' ? t(v ? 'common.on' : 'common.off')
+      : (v.length ? v.map((c) => t(`capitol.roles.${c}`)).join(', ') : t('common.none'));
+    lines.push(h('li', null, h('span', null, t(`options.${opt.key}`)), h('strong', null, shown)));
+  }
+  const st = room.settings || {};
+  if (st.timers === false) lines.push(h('li', null, h('span', null, t('settings.timers')), h('strong', null, t('common.off'))));
+  else {
+    for (const key of ['turn_seconds', 'response_seconds', 'choice_seconds']) {
+      if (st[key]) lines.push(h('li', null, h('span', null, t(`settings.${key}`)), h('strong', null, `${st[key]} s`)));
+    }
+  }
+  return h('ul', { class: 'option-summary' }, lines);
+}
+
+function botAdder() {
+  const select = h('select', { 'aria-label': t('lobby.botLevel'), 'data-k': 'bot-level' },
+    BOT_LEVELS.map((lv) => h('option', { value: lv, selected: S.botLevel === lv }, t(`levels.${lv || 'default'}`))));
+  select.addEventListener('change', () => { S.botLevel = select.value; });
+  return h('div', { class: 'row bot-adder' },
+    select,
+    h('button', { type: 'button', class: 'secondary', 'data-k': 'add-bot',
+      onclick: () => hostCall(() => S.api.addBots(S.code, token(), 1, select.value || undefined)) }, t('lobby.addBot')));
+}
+
+async function leaveRoom() {
+  if (S.token) {
+    try { await S.api.leave(S.code, S.token); } catch { /* the seat is dropped from this browser anyway */ }
+  }
+  store(TOKEN_PREFIX + S.code, null);
+  goHome();
+}
+
+// ---- table ---------------------------------------------------------------------------------------------
+
+function tableScreen() {
+  const c = ctx();
+  const game = c.view.game || (S.room && S.room.game);
+  const mod = TABLES[game];
+  if (!mod) return h('p', null, t('errors.unknown'));
+  const banner = mod.banner(c);
+  if (banner.text !== S.announce) {
+    S.announce = banner.text;
+    const live = document.getElementById('live');
+    live.textContent = banner.text;
+  }
+  const over = c.view.winners && c.view.winners.length > 0 && c.legal.length === 0 && isOver(c.view);
+  return h('div', { class: ['table-wrap', `game-${game}`] },
+    h('div', { class: ['banner', banner.tone], 'data-testid': 'banner' },
+      h('span', { class: 'banner-text' }, banner.text),
+      c.deadline && c.legal.length ? countdown(c.deadline) : null,
+      S.spectator ? h('span', { class: 'tag' }, t('status.spectator')) : null),
+    over ? endPanel(c, mod) : null,
+    mod.renderTable(c),
+    h('div', { class: 'table-foot' },
+      activeOptions(),
+      h('div', { class: 'row' },
+        !S.spectator ? h('button', { type: 'button', class: 'ghost', 'data-k': 'leave', onclick: leaveRoom }, t('lobby.leave')) : null)));
+}
+
+function isOver(view) {
+  return view.over === true || (Array.isArray(view.winners) && view.winners.length > 0);
+}
+
+function activeOptions() {
+  if (!S.room) return null;
+  return h('details', { class: 'active-options' }, h('summary', null, t('lobby.options')), optionSummary(S.room));
+}
+
+function endPanel(c, mod) {
+  const winners = c.view.winners || [];
+  const youWon = c.you !== null && winners.includes(c.you);
+  const names = winners.map((w) => (w === c.you ? t('common.you') : c.name(w)));
+  const title = youWon ? (winners.length > 1 ? t('end.sharedYou') : t('end.youWin'))
+    : t('end.winners', { names: names.join(' & ') });
+  const host = isHost();
+  return h('section', { class: ['panel', 'end', youWon && 'won'], 'aria-labelledby': 'end-h', 'data-testid': 'end' },
+    h('h2', { id: 'end-h' }, title),
+    mod.endDetail ? mod.endDetail(c) : null,
+    h('div', { class: 'row' },
+      host ? h('button', { type: 'button', class: 'primary', 'data-k': 'rematch',
+        onclick: () => hostCall(() => S.api.rematch(S.code, token())) }, t('end.rematch'))
+        : (!S.spectator ? h('p', { class: 'muted' }, t('end.waitRematch')) : null),
+      h('button', { type: 'button', class: 'secondary', 'data-k': 'new-room', onclick: goHome }, t('end.newRoom'))));
+}
+
+function countdown(deadline) {
+  return h('span', { class: 'countdown', 'data-deadline': String(deadline), role: 'timer', 'aria-label': t('common.timeLeft') },
+    h('span', { class: 'countdown-bar' }, h('span', { class: 'countdown-fill' })),
+    h('span', { class: 'countdown-num' }, ''));
+}
+
+// Updates every countdown on the page from its deadline (epoch seconds).
+function tick() {
+  const now = Date.now() / 1000;
+  for (const el of document.querySelectorAll('[data-deadline]')) {
+    const deadline = Number(el.dataset.deadline);
+    if (!el.dataset.total) el.dataset.total = String(Math.max(1, deadline - now));
+    const left = Math.max(0, deadline - now);
+    const frac = Math.min(1, left / Number(el.dataset.total));
+    const fill = el.querySelector('.countdown-fill');
+    if (fill) fill.style.width = `${(frac * 100).toFixed(1)}%`;
+    const num = el.querySelector('.countdown-num');
+    if (num) num.textContent = `${Math.ceil(left)} s`;
+    el.classList.toggle('urgent', left < 5);
+  }
+}
+
+// ---- rules -----------------------------------------------------------------------------------------
+
+function openRules(game) {
+  const dialog = document.getElementById('rules');
+  clear(dialog);
+  const chosen = game || S.rulesGame || 'capitol';
+  dialog.appendChild(h('div', { class: 'rules-head' },
+    h('div', { class: 'tabs', role: 'tablist' }, Object.keys(GAMES).map((g) => h('button', {
+      type: 'button', role: 'tab', 'aria-selected': String(g === chosen), class: g === chosen ? 'on' : '',
+      onclick: () => { S.rulesGame = g; dialog.close(); openRules(g); } }, t(`games.${g}.name`)))),
+    h('button', { type: 'button', class: 'ghost', 'aria-label': t('common.close'), onclick: () => dialog.close() }, '✕')));
+  dialog.appendChild(rulesSheet(chosen));
+  dialog.showModal();
+}
+
+// ---- boot ------------------------------------------------------------------------------------------
+
+async function boot() {
+  document.documentElement.lang = lang();
+  if (IN_EXTENSION) {
+    document.body.classList.add('extension');
+    if (!new URLSearchParams(location.search).get('tab')) document.body.classList.add('popup');
+  }
+  S.base = await serverBase();
+  S.api = new Api(S.base);
+  setInterval(tick, 250);
+  window.addEventListener('online', () => S.conn && S.conn.nudge());
+  document.addEventListener('visibilitychange', () => { if (!document.hidden && S.conn) S.conn.nudge(); });
+  const params = new URLSearchParams(location.search);
+  // Join links are /?room=CODE; the server also serves this page at /r/CODE.
+  const path = /^\/r\/([A-Za-z0-9]+)\/?$/.exec(location.pathname);
+  const code = normalizeCode(params.get('room') || (path && path[1]));
+  if (code) await openRoom(code, { watch: params.get('watch') === '1' });
+  else render();
+}
+
+boot();

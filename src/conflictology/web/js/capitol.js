@@ -1,0 +1,343 @@
+// The Capitol table: purses, influence cards, the Treasury and deck, whose turn, the prompt for the
+// decision the server awaits from this seat (built from `legal`), and the public log.
+import { cardBack, roleCard } from './cards.js';
+import { h } from './dom.js';
+import { has, t } from './i18n.js';
+
+const TURN_ACTIONS = ['income', 'foreign_aid', 'scandal', 'banker', 'mafia', 'hacker', 'reporter',
+  'police_investigate', 'police_swap'];
+const TARGETED = new Set(['scandal', 'mafia', 'hacker', 'police_investigate']);
+const RESPONSES = new Set(['pass', 'challenge', 'block']);
+
+function role(r) { return t(`capitol.roles.${r}`); }
+function types(legal) { return new Set(legal.map((a) => a.type)); }
+
+function pendingOf(view) { return view.pending || null; }
+
+function awaited(view, pending) {
+  if (pending) {
+      if (Array.isArray(pending.awaiting)) return pending.awaiting;
+  }
+  return Array.isArray(view.awaiting) ? view.awaiting : null;
+}
+
+function who(c, seat) {
+  if (seat === null || seat === undefined) return '';
+  return seat === c.you ? t('common.youSubject') : c.name(seat);
+}
+
+// "Ana claims the Banker to take $3M" — what the pending action is, in words.
+function describeAction(c, p) {
+  if (!p || !p.action) return '';
+  const params = { actor: who(c, p.actor), target: who(c, p.target), claim: p.claim ? role(p.claim) : '' };
+  return t(`capitol.does.${p.action}`, params);
+}
+
+export function banner(c) {
+  const v = c.view;
+  const legal = c.legal;
+  const p = pendingOf(v);
+  const ty = types(legal);
+  const phase = (p && p.phase) || v.phase || 'turn';
+  if (Array.isArray(v.winners) && v.winners.length && !legal.length) {
+    const names = v.winners.map((s) => who(c, s)).join(' & ');
+    return { tone: 'over', text: t('capitol.banner.over', { names }) };
+  }
+  if (legal.length) {
+    if (TURN_ACTIONS.some((a) => ty.has(a))) {
+      const onlyScandal = [...ty].every((a) => a === 'scandal');
+      return { tone: 'decision', text: onlyScandal ? t('capitol.banner.forcedScandal') : t('capitol.banner.yourTurn') };
+    }
+    if (ty.has('lose')) {
+      return { tone: 'threat', text: t('capitol.banner.lose', { why: p && p.action ? `(${describeAction(c, p)})` : '' }) };
+    }
+    if (ty.has('show')) return { tone: 'threat', text: t('capitol.banner.show', { actor: who(c, p && p.actor) }) };
+    if (ty.has('return')) return { tone: 'decision', text: t('capitol.banner.return') };
+    if (ty.has('keep')) {
+      const n = legal.find((a) => a.type === 'keep').cards.length;
+      return { tone: 'decision', text: t('capitol.banner.keep', { n }) };
+    }
+    if (ty.has('let_keep') || ty.has('force_redraw')) {
+      const shown = shownCard(v);
+      return { tone: 'decision', text: t('capitol.banner.investigate', { target: who(c, p && p.target), card: shown ? role(shown) : '?' }) };
+    }
+    if (phase === 'block_challenge') {
+      const mine = p.actor === c.you;
+      const text = t(mine ? 'capitol.banner.blockedYou' : 'capitol.banner.blockOther', {
+        blocker: who(c, p.blocker), actor: who(c, p.actor), card: role(p.block_claim),
+      });
+      return { tone: mine ? 'threat' : 'decision', text };
+    }
+    if (ty.has('challenge') || ty.has('block') || ty.has('pass')) {
+      const targeted = p && p.target === c.you && c.you !== null;
+      const ask = ty.has('block') && ty.has('challenge') ? 'capitol.banner.challengeOrBlock'
+        : ty.has('block') ? 'capitol.banner.blockOrPass' : 'capitol.banner.challengeOrPass';
+      return { tone: targeted ? 'threat' : 'decision', text: `${describeAction(c, p)}. ${t(ask)}` };
+    }
+    return { tone: 'decision', text: t('capitol.banner.choose') };
+  }
+  // Not our decision: say who is awaited and why.
+  const waiting = awaited(v, p) || (v.turn !== undefined && v.turn !== null ? [v.turn] : []);
+  const names = waiting.map((s) => who(c, s)).join(', ');
+  if (p && p.action) {
+    const what = phase === 'block_challenge' || (phase === 'block' && p.blocker !== null)
+      ? t('capitol.banner.blockClaim', { blocker: who(c, p.blocker), card: role(p.block_claim), actor: who(c, p.actor) })
+      : describeAction(c, p);
+    const step = t(`capitol.phase.${phase}`, { names });
+    return { tone: 'wait', text: `${what}. ${step}` };
+  }
+  return { tone: 'wait', text: t('capitol.banner.turnOf', { name: who(c, v.turn) }) };
+}
+
+function shownCard(v) {
+  const p = v.pending || {};
+  return p.shown || null;
+}
+
+// ---- the table --------------------------------------------------------------------------------------
+
+export function renderTable(c) {
+  const v = c.view;
+  const players = v.players || [];
+  const order = [];
+  const start = c.you !== null && c.you !== undefined ? c.you : 0;
+  for (let i = 1; i <= players.length; i += 1) order.push((start + i) % players.length);
+  const others = c.you !== null && c.you !== undefined ? order.filter((s) => s !== c.you) : order;
+  const p = pendingOf(v);
+  const waiting = new Set(awaited(v, p) || []);
+
+  const seats = h('section', { class: 'opponents', 'aria-label': t('capitol.players') },
+    others.map((s) => playerPanel(c, players[s], s, waiting)));
+
+  const center = h('section', { class: 'center-area', 'aria-label': t('capitol.centre') },
+    h('div', { class: 'pile treasury' },
+      h('span', { class: 'pile-label' }, t('capitol.treasury')),
+      h('span', { class: 'money-big' }, money(v.treasury))),
+    h('div', { class: 'pile deck' },
+      cardBack(t('capitol.deck'), { small: true }),
+      h('span', { class: 'pile-label' }, t('capitol.deckCount', { n: v.deck }))),
+    p && p.action ? pendingChip(c, p) : null);
+
+  const me = c.you !== null && c.you !== undefined ? players[c.you] : null;
+  return h('div', { class: 'capitol-table' },
+    seats,
+    center,
+    me ? myArea(c, me, waiting) : null,
+    controls(c),
+    logPanel(c));
+}
+
+function money(n) { return t('capitol.money', { n: n === undefined ? '?' : n }); }
+
+function playerPanel(c, pl, seat, waiting) {
+  const v = c.view;
+  const isTurn = v.turn === seat;
+  const alive = pl.alive !== false;
+  const hiddenCount = Array.isArray(pl.hidden) ? pl.hidden.length : (pl.hidden || 0);
+  const revealed = pl.revealed || [];
+  const p = pendingOf(v);
+  const targeted = p && p.target === seat;
+  return h('article', {
+    class: ['player', isTurn && 'turn', !alive && 'dead', waiting.has(seat) && 'awaited', targeted && 'targeted'],
+    'aria-label': `${c.name(seat)}: ${money(pl.money)}, ${t('capitol.cardsLeft', { n: hiddenCount })}${isTurn ? ', ' + t('capitol.theirTurn') : ''}${!alive ? ', ' + t('capitol.eliminated') : ''}`,
+    'data-seat': seat,
+  },
+  h('header', null,
+    h('span', { class: 'pname' }, c.name(seat)),
+    isTurn && alive ? h('span', { class: 'tag turn-tag' }, t('capitol.turnTag')) : null,
+    waiting.has(seat) && !isTurn ? h('span', { class: 'tag think' }, '…') : null),
+  h('div', { class: 'purse' }, money(pl.money)),
+  h('div', { class: 'hand small-hand' },
+    Array.from({ length: hiddenCount }, () => cardBack(t('capitol.faceDown'), { small: true })),
+    revealed.map((r) => h('span', { class: 'lost' }, roleCard(r, role(r), { small: true })))),
+  known(c, seat),
+  !alive ? h('div', { class: 'out' }, t('capitol.eliminated')) : null);
+}
+
+// What this seat learnt as the Police player about another's hand (view.known).
+function known(c, seat) {
+  const cards = (c.view.known || []).filter((k) => k.seat === seat).map((k) => role(k.card));
+  return cards.length ? h('div', { class: 'known' }, t('capitol.known', { cards: cards.join(', ') })) : null;
+}
+
+function pendingChip(c, p) {
+  return h('div', { class: 'pending-chip' },
+    p.claim ? roleCard(p.claim, role(p.claim), { small: true }) : null,
+    h('span', null, describeAction(c, p)));
+}
+
+function myArea(c, me, waiting) {
+  const v = c.view;
+  const hidden = Array.isArray(me.hidden) ? me.hidden : [];
+  const revealed = me.revealed || [];
+  return h('section', { class: ['me-area', v.turn === c.you && 'turn', waiting.has(c.you) && 'awaited'], 'aria-label': t('capitol.yourHand') },
+    h('header', null,
+      h('span', { class: 'pname' }, `${c.name(c.you)} (${t('common.you')})`),
+      h('span', { class: 'purse big' }, money(me.money))),
+    h('div', { class: 'hand my-hand' },
+      hidden.map((r, i) => cardButton(c, r, i)),
+      revealed.map((r) => h('span', { class: 'lost', title: t('capitol.lostCard') }, roleCard(r, `${role(r)} (${t('capitol.lostCard')})`)))),
+    shownCard(v) && types(c.legal).has('let_keep') ? h('p', { class: 'shown' }, t('capitol.shownYou', { card: role(shownCard(v)) })) : null);
+}
+
+// A card of your own hand; clickable when the decision is about one of your cards.
+function cardButton(c, r, index) {
+  const ty = types(c.legal);
+  const ui = c.ui;
+  const single = ['lose', 'return', 'show'].find((k) => ty.has(k));
+  if (single) {
+    const ok = c.legal.some((a) => a.type === single && a.card === r);
+    return h('button', {
+      type: 'button', class: ['card-btn', single], disabled: !ok || c.busy, 'data-k': `card-${index}`,
+      'aria-label': t(`capitol.cardAction.${single}`, { card: role(r) }),
+      onclick: () => c.act({ type: single, card: r }),
+    }, roleCard(r, role(r)), h('span', { class: 'card-cap' }, t(`capitol.cardVerb.${single}`)));
+  }
+  if (ty.has('keep')) {
+    ui.keep = ui.keep || new Set();
+    const on = ui.keep.has(index);
+    return h('button', {
+      type: 'button', class: ['card-btn', 'keep', on && 'on'], 'aria-pressed': String(on), 'data-k': `card-${index}`,
+      'aria-label': t('capitol.cardAction.keep', { card: role(r) }),
+      onclick: () => { if (on) ui.keep.delete(index); else ui.keep.add(index); c.rerender(); },
+    }, roleCard(r, role(r)), h('span', { class: 'card-cap' }, on ? t('capitol.kept') : t('capitol.cardVerb.keep')));
+  }
+  return h('span', { class: 'card-static' }, roleCard(r, role(r)));
+}
+
+// ---- the decision ------------------------------------------------------------------------------------
+
+function controls(c) {
+  const legal = c.legal;
+  if (!legal.length) return null;
+  const ty = types(legal);
+  const box = h('section', { class: 'controls', 'aria-label': t('common.yourMove') });
+  if (TURN_ACTIONS.some((a) => ty.has(a))) box.appendChild(turnControls(c));
+  else if ([...ty].some((x) => RESPONSES.has(x))) box.appendChild(responseControls(c));
+  else if (ty.has('keep')) box.appendChild(keepControls(c));
+  else if (ty.has('let_keep') || ty.has('force_redraw')) {
+    box.appendChild(h('div', { class: 'row' },
+      legal.map((a) => h('button', { type: 'button', class: a.type === 'force_redraw' ? 'danger' : 'primary', disabled: c.busy,
+        'data-k': `act-${a.type}`, onclick: () => c.act(a) }, t(`capitol.actions.${a.type}`)))));
+  } else if (['lose', 'return', 'show'].some((k) => ty.has(k))) {
+    box.appendChild(h('p', { class: 'hint' }, t('capitol.pickCard')));
+  }
+  // Anything the client does not know how to draw still gets a button, so no game can stall here.
+  const known = new Set([...TURN_ACTIONS, ...RESPONSES, 'keep', 'let_keep', 'force_redraw', 'lose', 'return', 'show']);
+  const unknown = legal.filter((a) => !known.has(a.type));
+  if (unknown.length) {
+    box.appendChild(h('div', { class: 'row' }, unknown.map((a, i) => h('button', { type: 'button', class: 'secondary',
+      'data-k': `unk-${i}`, onclick: () => c.act(a) }, a.type))));
+  }
+  return box;
+}
+
+const ACTION_ROLE = { banker: 'banker', mafia: 'mafia', hacker: 'hacker', reporter: 'reporter',
+  police_investigate: 'police', police_swap: 'police' };
+
+function turnControls(c) {
+  const legal = c.legal;
+  const ui = c.ui;
+  if (ui.pick && TARGETED.has(ui.pick)) {
+    const options = legal.filter((a) => a.type === ui.pick);
+    return h('div', { class: 'targets' },
+      h('p', { class: 'hint' }, t('capitol.chooseTarget', { action: t(`capitol.actions.${ui.pick}`) })),
+      h('div', { class: 'row wrap' },
+        options.map((a) => {
+          const pl = c.view.players[a.target];
+          return h('button', { type: 'button', class: 'target', disabled: c.busy, 'data-k': `target-${a.target}`,
+            onclick: () => c.act(a) }, h('strong', null, c.name(a.target)), h('span', null, money(pl && pl.money)));
+        }),
+        h('button', { type: 'button', class: 'ghost', 'data-k': 'cancel', onclick: () => { ui.pick = null; c.rerender(); } }, t('common.cancel'))));
+  }
+  const general = ['income', 'foreign_aid', 'scandal'];
+  const character = ['banker', 'mafia', 'hacker', 'reporter', 'police_investigate', 'police_swap'];
+  const button = (type) => {
+    const options = legal.filter((a) => a.type === type);
+    const r = ACTION_ROLE[type];
+    return h('button', {
+      type: 'button', class: ['action', r ? `role-${r}` : 'general'], disabled: !options.length || c.busy,
+      'data-k': `act-${type}`, 'data-action': type,
+      onclick: () => {
+        if (TARGETED.has(type)) {
+          if (options.length === 1) c.act(options[0]);
+          else { ui.pick = type; c.rerender(); }
+        } else c.act(options[0]);
+      },
+    },
+    h('span', { class: 'action-name' }, t(`capitol.actions.${type}`)),
+    h('span', { class: 'action-hint' }, t(`capitol.hints.${type}`)));
+  };
+  return h('div', { class: 'turn-actions' },
+    h('div', { class: 'action-group' }, h('h3', null, t('capitol.general')), general.map(button)),
+    h('div', { class: 'action-group' }, h('h3', null, t('capitol.character')), character.map(button)));
+}
+
+function responseControls(c) {
+  const legal = c.legal;
+  const p = pendingOf(c.view) || {};
+  const facingBlock = p.phase === 'block_challenge' && p.actor === c.you;
+  const buttons = [];
+  for (const a of legal) {
+    if (a.type === 'challenge') {
+      buttons.push(h('button', { type: 'button', class: 'danger', disabled: c.busy, 'data-k': 'act-challenge', onclick: () => c.act(a) },
+        t('capitol.actions.challenge')));
+    } else if (a.type === 'block') {
+      buttons.push(h('button', { type: 'button', class: `warn role-${a.card}`, disabled: c.busy, 'data-k': `act-block-${a.card}`,
+        onclick: () => c.act(a) }, t('capitol.actions.blockAs', { card: role(a.card) })));
+    }
+  }
+  const pass = legal.find((a) => a.type === 'pass');
+  if (pass) {
+    buttons.push(h('button', { type: 'button', class: 'secondary', disabled: c.busy, 'data-k': 'act-pass', onclick: () => c.act(pass) },
+      t(facingBlock ? 'capitol.actions.acceptBlock' : 'capitol.actions.pass')));
+  }
+  return h('div', { class: 'row wrap responses' }, buttons);
+}
+
+function keepControls(c) {
+  const legal = c.legal.filter((a) => a.type === 'keep');
+  const me = c.view.players[c.you];
+  const hidden = me.hidden || [];
+  const chosen = [...(c.ui.keep || new Set())].map((i) => hidden[i]).sort();
+  const n = legal[0].cards.length;
+  const match = legal.find((a) => [...a.cards].sort().join() === chosen.join());
+  return h('div', { class: 'keep-controls' },
+    h('p', { class: 'hint' }, t('capitol.keepHint', { n, chosen: chosen.length })),
+    h('button', { type: 'button', class: 'primary', disabled: !match || c.busy, 'data-k': 'act-keep',
+      onclick: () => c.act(match) }, t('capitol.actions.keep', { cards: chosen.map(role).join(', ') || '—' })));
+}
+
+// ---- the log ---------------------------------------------------------------------------------------
+
+const SEAT_FIELDS = new Set(['seat', 'target', 'challenged', 'actor', 'blocker', 'police']);
+const ROLE_FIELDS = new Set(['card', 'claim']);
+
+// A log entry in the reader's language, from its structured fields (views.py render_entry); the
+// engine's English "text" is the fallback for an entry type this client does not know.
+export function logLine(c, e) {
+  if (typeof e === 'string') return e;
+  const params = {};
+  for (const [k, val] of Object.entries(e)) {
+    if (SEAT_FIELDS.has(k) && typeof val === 'number') params[k] = c.name(val);
+    else if (ROLE_FIELDS.has(k) && typeof val === 'string') params[k] = role(val);
+    else params[k] = val;
+  }
+  if (e.type === 'action' && has(`capitol.logAction.${e.action}`)) return t(`capitol.logAction.${e.action}`, params);
+  if (e.type === 'draw' || e.type === 'exchange') params.cards = t(e.count === 1 ? 'capitol.oneCard' : 'capitol.nCards', { n: e.count });
+  const key = `capitol.log.${e.type}`;
+  if (has(key)) {
+    const out = t(key, params);
+    if (!/\{\w+\}/.test(out)) return out;
+  }
+  return e.text || e.type;
+}
+
+function logPanel(c) {
+  const log = c.view.log || [];
+  const items = log.slice(-60).map((e) => h('li', { class: `log-${e.type || 'text'}` }, logLine(c, e)));
+  const ol = h('ol', { class: 'log-list', 'aria-live': 'off' }, items);
+  // Keep the newest entries in sight.
+  requestAnimationFrame(() => { ol.scrollTop = ol.scrollHeight; });
+  return h('section', { class: 'log', 'aria-label': t('common.log') }, h('h3', null, t('common.log')), ol);
+}

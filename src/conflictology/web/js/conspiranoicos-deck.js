@@ -1,0 +1,22 @@
+// The default Conspiranoicos deck (games/conspiranoicos/decks/default.json, conspiranoicos-rulings.md),
+// used when a view carries no card catalogue of its own.
+export const DEFAULT_DECK = [
+  {"id": "G0", "value": 0, "front": ["G"], "back": "G", "challenge": "highest_value"},
+  {"id": "G6", "value": 6, "front": ["G"], "back": "G", "challenge": "lowest_value"},
+  {"id": "A1", "value": 1, "front": ["A"], "back": "A", "challenge": "highest_value"},
+  {"id": "A7", "value": 7, "front": ["A"], "back": "A", "challenge": "lowest_value"},
+  {"id": "I2", "value": 2, "front": ["I"], "back": "I", "challenge": "most_symbols"},
+  {"id": "I6", "value": 6, "front": ["I"], "back": "I", "challenge": "shows_G"},
+  {"id": "I7", "value": 7, "front": ["I"], "back": "R", "challenge": "even_value"},
+  {"id": "R0", "value": 0, "front": ["R"], "back": "R", "challenge": "shows_I"},
+  {"id": "R3", "value": 3, "front": ["R"], "back": "R", "challenge": "highest_value"},
+  {"id": "R4", "value": 4, "front": ["R"], "back": "G", "challenge": "shows_own_back"},
+  {"id": "GA4", "value": 4, "front": ["G", "A"], "back": "A", "challenge": "shows_R"},
+  {"id": "GI2", "value": 2, "front": ["G", "I"], "back": "G", "challenge": "lowest_value"},
+  {"id": "GR5", "value": 5, "front": ["G", "R"], "back": "R", "challenge": "fewest_symbols"},
+  {"id": "AI3", "value": 3, "front": ["A", "I"], "back": "I", "challenge": "odd_value"},
+  {"id": "AR4", "value": 4, "front": ["A", "R"], "back": "R", "challenge": "shows_A"},
+  {"id": "ABDUCTION", "value": 5, "front": [], "back": "A", "special": "abduction", "challenge": "highest_value"},
+  {"id": "EYE", "value": 3, "front": [], "back": "I", "special": "all_seeing_eye", "challenge": "most_symbols"},
+  {"id": "GNOME", "value": 1, "front": [], "back": "G", "special": "gnome_revelation", "challenge": "lowest_value"},
+];

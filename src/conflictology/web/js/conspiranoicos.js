@@ -1,0 +1,322 @@
+// The Conspiranoicos table: the challenge card, both hands (backs for the opponent's), the round's
+// plays, the Pyramid (3-2-1), the scoring zones, the rows of Sort Evidence and the score breakdown.
+import { evidenceBack, evidenceCard, factionBadge, plainBack } from './cards.js';
+import { h } from './dom.js';
+import { has, lang, t } from './i18n.js';
+import { DEFAULT_DECK } from './conspiranoicos-deck.js';
+
+const byId = new Map(DEFAULT_DECK.map((c) => [c.id, c]));
+
+function catalogue(view) {
+  const cat = view.cards || view.catalogue || view.deck_cards;
+  if (Array.isArray(cat)) for (const card of cat) if (card && card.id) byId.set(card.id, card);
+  else if (cat && typeof cat === 'object') for (const [id, card] of Object.entries(cat)) byId.set(id, { id, ...card });
+}
+
+export function cardInfo(id) { return byId.get(id) || { id, value: '?', front: [], back: null, challenge: '' }; }
+
+function faction(f) { return t(`conspiranoicos.factions.${f}`); }
+
+export function challengeText(key) {
+  if (!key) return '';
+  const shows = /^shows_([GIAR])$/.exec(key);
+  if (shows) return t('conspiranoicos.challenges.shows', { faction: faction(shows[1]) });
+  const k = `conspiranoicos.challenges.${key}`;
+  return has(k) ? t(k) : key;
+}
+
+function cardName(card) {
+  return card.special ? t(`conspiranoicos.specials.${card.special}`) : '';
+}
+
+function describe(card) {
+  const fronts = (card.front || []).map(faction).join(' + ');
+  const name = cardName(card);
+  return `${name ? name + ', ' : ''}${t('conspiranoicos.value', { n: card.value })}${fronts ? ', ' + fronts : ''}. ${challengeText(card.challenge)}`;
+}
+
+function face(id, opts = {}) {
+  const card = cardInfo(id);
+  return evidenceCard(card, { name: cardName(card), challenge: challengeText(card.challenge) }, { ...opts, label: describe(card) });
+}
+
+function back(sym, opts = {}) {
+  return sym ? evidenceBack(sym, t('conspiranoicos.backOf', { faction: faction(sym) }), opts) : plainBack(t('conspiranoicos.hidden'), opts);
+}
+
+// A hand/row/zone item is a card id (known front) or a back symbol (one letter).
+function item(x, opts) {
+  if (x === null || x === undefined) return plainBack(t('conspiranoicos.hidden'), opts);
+  if (typeof x === 'object') return x.card ? face(x.card, opts) : back(x.back, opts);
+  return /^[GIAR]$/.test(x) ? back(x, opts) : face(x, opts);
+}
+
+function who(c, seat) {
+  if (seat === null || seat === undefined) return '';
+  return seat === c.you ? t('common.youSubject') : c.name(seat);
+}
+
+function types(legal) { return new Set(legal.map((a) => a.type)); }
+
+function other(c) {
+  const n = (c.view.players || []).length || 2;
+  return c.you === null || c.you === undefined ? 1 : (c.you + 1) % n;
+}
+
+export function banner(c) {
+  const v = c.view;
+  catalogue(v);
+  const ty = types(c.legal);
+  if (Array.isArray(v.scores) && v.scores.length && !c.legal.length) {
+    const names = (v.winners || []).map((s) => who(c, s)).join(' & ');
+    return { tone: 'over', text: t('conspiranoicos.banner.over', { names, a: v.scores[0], b: v.scores[1] }) };
+  }
+  if (ty.has('play')) {
+    const ch = v.challenge ? challengeText(cardInfo(v.challenge).challenge) : null;
+    return { tone: 'decision', text: v.round >= 6 || !v.challenge ? t('conspiranoicos.banner.playFinal')
+      : t('conspiranoicos.banner.play', { round: v.round, challenge: ch }) };
+  }
+  if (ty.has('send')) return { tone: 'decision', text: t('conspiranoicos.banner.send') };
+  if (ty.has('keep')) return { tone: 'threat', text: t('conspiranoicos.banner.keep', { winner: who(c, other(c)) }) };
+  if (ty.has('abduct')) return { tone: 'decision', text: t('conspiranoicos.banner.abduct') };
+  if (ty.has('reveal_gnome')) return { tone: 'decision', text: t('conspiranoicos.banner.gnome') };
+  if (ty.has('place')) {
+    const row = (v.players[c.you] && v.players[c.you].row) || [];
+    return { tone: 'decision', text: t('conspiranoicos.banner.place', { n: (Array.isArray(row) ? row.length : row) + 1 }) };
+  }
+  if (c.legal.length) return { tone: 'decision', text: t('conspiranoicos.banner.choose') };
+  const p = v.pending || {};
+  const phase = p.phase || '';
+  if (c.you === null || c.you === undefined) {
+    return { tone: 'wait', text: t('conspiranoicos.banner.watch', { round: v.round }) };
+  }
+  if (phase && has(`conspiranoicos.phases.${phase}`)) {
+    return { tone: 'wait', text: t(`conspiranoicos.phases.${phase}`, { name: who(c, other(c)) }) };
+  }
+  return { tone: 'wait', text: t('conspiranoicos.banner.waiting', { name: who(c, other(c)) }) };
+}
+
+// ---- the table --------------------------------------------------------------------------------------
+
+export function renderTable(c) {
+  const v = c.view;
+  catalogue(v);
+  const players = v.players || [];
+  const me = c.you !== null && c.you !== undefined ? c.you : 0;
+  const opp = other(c);
+  const spectator = c.you === null || c.you === undefined;
+  return h('div', { class: 'consp-table' },
+    playerArea(c, players[opp], opp, 'opp'),
+    h('section', { class: 'middle', 'aria-label': t('conspiranoicos.middle') },
+      challengeArea(c), tableArea(c), pyramidArea(c)),
+    spectator ? playerArea(c, players[me], me, 'opp') : playerArea(c, players[me], me, 'mine'),
+    controls(c),
+    logPanel(c));
+}
+
+function challengeArea(c) {
+  const v = c.view;
+  const round = Math.min(v.round || 1, 6);
+  const final = round >= 6 || (!v.challenge && v.round >= 6);
+  return h('div', { class: 'challenge-area' },
+    h('h3', null, final ? t('conspiranoicos.finalChallenge') : t('conspiranoicos.round', { n: round })),
+    v.challenge ? face(v.challenge) : plainBack(t('conspiranoicos.finalHidden')),
+    h('p', { class: 'muted small' }, final ? t('conspiranoicos.finalRule') : ''));
+}
+
+function tablePlays(v) {
+  const table = v.table || {};
+  return table.plays || table.played || [];
+}
+
+function tableArea(c) {
+  const v = c.view;
+  const table = v.table || {};
+  const plays = tablePlays(v);
+  const ty = types(c.legal);
+  const choosing = ty.has('send') || ty.has('keep');
+  const slots = [];
+  for (let s = 0; s < Math.max(2, plays.length); s += 1) {
+    const x = plays[s];
+    slots.push(h('div', { class: ['play-slot', table.winner === s && 'winner'] },
+      h('span', { class: 'slot-label' }, s === c.you ? t('common.you') : c.name(s)),
+      x === null || x === undefined ? h('div', { class: 'empty-card' }) : choosing ? choiceCard(c, x) : item(x, { small: true })));
+  }
+  if (choosing && v.challenge && c.legal.some((a) => a.card === v.challenge)) {
+    slots.push(h('div', { class: 'play-slot' }, h('span', { class: 'slot-label' }, t('conspiranoicos.challengeCard')), choiceCard(c, v.challenge)));
+  }
+  const sent = table.sent || table.placed || null;
+  return h('div', { class: 'table-area', 'aria-label': t('conspiranoicos.plays') },
+    h('h3', null, t('conspiranoicos.plays')),
+    h('div', { class: 'plays' }, slots),
+    table.winner !== null && table.winner !== undefined
+      ? h('p', { class: 'muted small' }, t('conspiranoicos.roundWinner', { name: who(c, table.winner) })) : null,
+    sent && typeof sent === 'object' && !Array.isArray(sent) ? null : null);
+}
+
+// A card the round's winner (send) or loser (keep) may pick.
+function choiceCard(c, id) {
+  const ty = types(c.legal);
+  const kind = ty.has('send') ? 'send' : 'keep';
+  const ok = c.legal.some((a) => a.type === kind && a.card === id);
+  const on = c.ui.card === id;
+  if (!ok) return h('span', { class: 'card-static dim' }, face(id, { small: true }));
+  return h('button', {
+    type: 'button', class: ['card-btn', 'pick', on && 'on'], 'aria-pressed': String(on), disabled: c.busy, 'data-k': `pick-${id}`,
+    'data-card': id,
+    onclick: () => {
+      if (kind === 'keep') c.act(c.legal.find((a) => a.type === 'keep' && a.card === id));
+      else { c.ui.card = id; c.rerender(); }
+    },
+  }, face(id, { small: true }));
+}
+
+function pyramidArea(c) {
+  const v = c.view;
+  const pyr = v.pyramid || [null, null, null, null, null, null];
+  const ty = types(c.legal);
+  const slot = (i) => {
+    const x = pyr[i];
+    const n = i + 1;
+    const abduct = ty.has('abduct') && c.legal.find((a) => a.type === 'abduct' && a.slot === n);
+    const gnome = ty.has('reveal_gnome') && c.legal.find((a) => a.type === 'reveal_gnome' && a.slot === n);
+    const inner = x ? item(x.card ? x.card : { back: x.back }, { small: true }) : h('div', { class: 'empty-card', 'aria-label': t('conspiranoicos.emptySlot', { n }) });
+    const choice = abduct || gnome;
+    const content = choice
+      ? h('button', { type: 'button', class: 'card-btn pick', disabled: c.busy, 'data-k': `slot-${n}`,
+        'aria-label': t(abduct ? 'conspiranoicos.abductSlot' : 'conspiranoicos.gnomeSlot', { n }),
+        onclick: () => c.act(choice) }, inner)
+      : inner;
+    return h('div', { class: ['pyr-slot', x && x.face_up && 'up'], 'data-slot': n }, content, h('span', { class: 'slot-num' }, String(n)));
+  };
+  return h('div', { class: 'pyramid-area', 'aria-label': t('conspiranoicos.pyramid') },
+    h('h3', null, t('conspiranoicos.pyramid')),
+    h('div', { class: 'pyramid' },
+      h('div', { class: 'pyr-row top' }, slot(5)),
+      h('div', { class: 'pyr-row mid' }, slot(3), slot(4)),
+      h('div', { class: 'pyr-row bottom' }, slot(0), slot(1), slot(2))));
+}
+
+function playerArea(c, pl, seat, kind) {
+  if (!pl) return null;
+  const mine = kind === 'mine';
+  const hand = pl.hand || [];
+  const zone = pl.zone || [];
+  const row = pl.row;
+  const ty = types(c.legal);
+  const handItems = hand.map((x, i) => {
+    if (mine && (ty.has('play') || ty.has('place'))) {
+      const kindAct = ty.has('play') ? 'play' : 'place';
+      const a = c.legal.find((l) => l.type === kindAct && l.card === x);
+      return h('button', { type: 'button', class: ['card-btn', kindAct], disabled: !a || c.busy, 'data-k': `hand-${x}`,
+        'data-card': x, onclick: () => c.act(a) }, item(x), h('span', { class: 'card-cap' }, t(`conspiranoicos.verbs.${kindAct}`)));
+    }
+    return h('span', { class: 'card-static', 'data-k': `h-${i}` }, item(x, { small: !mine }));
+  });
+  const rowItems = Array.isArray(row) ? row.map((x) => item(x, { small: true }))
+    : Array.from({ length: row || 0 }, () => plainBack(t('conspiranoicos.placed'), { small: true }));
+  const scores = c.view.score_detail;
+  return h('section', { class: ['consp-player', mine ? 'mine' : 'theirs'], 'aria-label': mine ? t('conspiranoicos.yourSide') : c.name(seat), 'data-seat': seat },
+    h('header', null,
+      h('span', { class: 'pname' }, mine ? `${c.name(seat)} (${t('common.you')})` : c.name(seat)),
+      h('span', { class: 'tag' }, t('conspiranoicos.drawLeft', { n: pl.draw === undefined ? '?' : pl.draw })),
+      Array.isArray(c.view.scores) && c.view.scores.length ? h('span', { class: 'tag score' }, t('conspiranoicos.points', { n: c.view.scores[seat] })) : null),
+    h('div', { class: 'zones' },
+      h('div', { class: 'zone-block hand-block' }, h('h4', null, t('conspiranoicos.hand')), h('div', { class: 'hand' }, handItems.length ? handItems : h('span', { class: 'muted' }, '—'))),
+      h('div', { class: 'zone-block' }, h('h4', null, t('conspiranoicos.zone')), h('div', { class: 'hand zone' }, zone.length ? zone.map((x) => item(x, { small: true })) : h('span', { class: 'muted' }, '—'))),
+      rowItems.length || (Array.isArray(row) && ty.has('place'))
+        ? h('div', { class: 'zone-block' }, h('h4', null, t('conspiranoicos.row')), h('div', { class: 'hand row-cards' }, rowItems)) : null),
+    scores ? null : null);
+}
+
+function controls(c) {
+  const ty = types(c.legal);
+  if (!c.legal.length) return null;
+  const box = h('section', { class: 'controls', 'aria-label': t('common.yourMove') });
+  if (ty.has('send')) {
+    const id = c.ui.card;
+    const options = c.legal.filter((a) => a.type === 'send' && a.card === id);
+    box.appendChild(h('p', { class: 'hint' }, id ? t('conspiranoicos.sendWhere', { card: describe(cardInfo(id)) }) : t('conspiranoicos.pickToSend')));
+    box.appendChild(h('div', { class: 'row' },
+      ['pyramid', 'zone'].map((to) => {
+        const a = options.find((o) => o.to === to);
+        return h('button', { type: 'button', class: to === 'pyramid' ? 'secondary' : 'primary', disabled: !a || c.busy,
+          'data-k': `send-${to}`, onclick: () => c.act(a) }, t(`conspiranoicos.sendTo.${to}`));
+      })));
+  } else if (ty.has('keep')) {
+    box.appendChild(h('p', { class: 'hint' }, t('conspiranoicos.pickToKeep')));
+  } else if (ty.has('abduct') || ty.has('reveal_gnome')) {
+    box.appendChild(h('p', { class: 'hint' }, t(ty.has('abduct') ? 'conspiranoicos.abductHint' : 'conspiranoicos.gnomeHint')));
+    const pass = c.legal.find((a) => a.type === 'pass');
+    if (pass) box.appendChild(h('button', { type: 'button', class: 'secondary', disabled: c.busy, 'data-k': 'act-pass', onclick: () => c.act(pass) }, t('conspiranoicos.noSwap')));
+  } else if (ty.has('play') || ty.has('place')) {
+    box.appendChild(h('p', { class: 'hint' }, t(ty.has('play') ? 'conspiranoicos.playHint' : 'conspiranoicos.placeHint')));
+  }
+  const known = new Set(['play', 'send', 'keep', 'abduct', 'reveal_gnome', 'place', 'pass']);
+  const unknown = c.legal.filter((a) => !known.has(a.type));
+  if (unknown.length) {
+    box.appendChild(h('div', { class: 'row' }, unknown.map((a, i) => h('button', { type: 'button', class: 'secondary', 'data-k': `unk-${i}`, onclick: () => c.act(a) }, a.type))));
+  }
+  return box;
+}
+
+// ---- the end: score breakdown --------------------------------------------------------------------------
+
+export function endDetail(c) {
+  const v = c.view;
+  const detail = v.score_detail;
+  const scores = v.scores || [];
+  if (!detail) return null;
+  // score_detail: [{criterion: points}, ...] per seat, or {criterion: [a, b]}.
+  let rows = [];
+  if (Array.isArray(detail)) {
+    const keys = [...new Set(detail.flatMap((d) => Object.keys(d || {})))];
+    rows = keys.map((k) => [k, detail.map((d) => (d && d[k]) || 0)]);
+  } else {
+    rows = Object.entries(detail).map(([k, val]) => [k, Array.isArray(val) ? val : [val]]);
+  }
+  const seats = (v.players || []).map((_, i) => i);
+  return h('table', { class: 'scores', 'data-testid': 'score-breakdown' },
+    h('caption', null, t('conspiranoicos.breakdown')),
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, t('conspiranoicos.criterion')),
+      seats.map((s) => h('th', { scope: 'col' }, s === c.you ? t('common.you') : c.name(s))))),
+    h('tbody', null, rows.map(([k, vals]) => h('tr', null,
+      h('th', { scope: 'row' }, has(`conspiranoicos.criteria.${k}`) ? t(`conspiranoicos.criteria.${k}`) : k),
+      seats.map((s) => h('td', null, typeof vals[s] === 'object' ? JSON.stringify(vals[s]) : String(vals[s] ?? 0)))))),
+    h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, t('conspiranoicos.total')), seats.map((s) => h('td', null, String(scores[s] ?? '')))))
+  );
+}
+
+// ---- the log --------------------------------------------------------------------------------------
+
+export function logLine(c, e) {
+  if (typeof e === 'string') return e;
+  const key = `conspiranoicos.log.${e.type}`;
+  if ((lang() !== 'en' || !e.text) && has(key)) {
+    const params = {};
+    for (const [k, val] of Object.entries(e)) {
+      if (['seat', 'winner', 'player', 'loser'].includes(k) && typeof val === 'number') params[k] = c.name(val);
+      else if (['card', 'challenge'].includes(k) && typeof val === 'string') params[k] = describeShort(val);
+      else if (k === 'to' && typeof val === 'string') params[k] = t(`conspiranoicos.dest.${val}`);
+      else params[k] = val;
+    }
+    const out = t(key, params);
+    if (out && !/\{\w+\}/.test(out)) return out;
+  }
+  return e.text || e.type;
+}
+
+function describeShort(id) {
+  const card = cardInfo(id);
+  const name = cardName(card);
+  return name || `${id}`;
+}
+
+function logPanel(c) {
+  const log = c.view.log || [];
+  const ol = h('ol', { class: 'log-list' }, log.slice(-60).map((e) => h('li', null, logLine(c, e))));
+  requestAnimationFrame(() => { ol.scrollTop = ol.scrollHeight; });
+  return h('section', { class: 'log', 'aria-label': t('common.log') }, h('h3', null, t('common.log')), ol);
+}
+
+export { factionBadge };
