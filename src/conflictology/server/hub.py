@@ -288,7 +288,10 @@ class Hub:
         return base * random.uniform(0.7, 1.3)
 
     async def _timer(self, code: str, seq: int, deadline: float) -> None:
-        await asyncio.sleep(max(0.0, deadline - time.time()))
+        # The event loop's clock is monotonic and deadlines are wall-clock epoch seconds (clients
+        # show them): sleep until the wall clock has really passed the deadline.
+        while (left := deadline - time.time()) > 0:
+            await asyncio.sleep(left + 0.005)
 
         def expire(r: Room) -> None:
             if r.seq != seq or r.deadline != deadline or not r.expire(time.time()):
