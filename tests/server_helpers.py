@@ -142,7 +142,8 @@ class Player:
         self.token = token
         self.seat = seat
         url = f"{server.ws}/ws/{code}" + (f"?token={token}" if token else "")
-        self.ws: ClientConnection = connect(url, additional_headers=headers or None, open_timeout=10).__enter__()
+        client = connect(url, additional_headers=headers or None, open_timeout=10)
+        self.ws: ClientConnection = client.__enter__()
         self.messages: list[dict[str, Any]] = []
         self.inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
