@@ -8,6 +8,7 @@ operations with saving, broadcasting, timers and bots.
 
 from __future__ import annotations
 
+import importlib
 import secrets
 import time
 import uuid
@@ -94,6 +95,28 @@ def check_options_safe(options: Any, where: str = "options") -> None:
     elif isinstance(options, list):
         for i, v in enumerate(options):
             check_options_safe(v, f"{where}[{i}]")
+
+
+def check_file_options(game_name: str, options: Mapping[str, Any]) -> None:
+    """An option that names a file (``deck_file``…) may only name something bundled with the game
+    (its package's ``bundled_decks()``): the engine would otherwise open any path, even a bare file
+    name relative to the server's directory, on a remote player's say-so."""
+    for key, value in options.items():
+        if not (key.endswith("_file") or key.endswith("_path")) or value is None:
+            continue
+        allowed: list[str] = []
+        package = games._PACKAGES.get(game_name)
+        if package is not None:
+            listing = getattr(importlib.import_module(package), "bundled_decks", None)
+            if callable(listing):
+                allowed = list(listing())
+        if not isinstance(value, str) or value not in allowed:
+            raise RoomError(
+                400,
+                "bad_options",
+                f"option {key}: only a bundled name is accepted on a server "
+                f"({', '.join(allowed) or 'none'}), got {value!r}",
+            )
 
 
 @dataclass
@@ -241,6 +264,7 @@ class Room:
     @staticmethod
     def _check_options(game: Game, options: dict[str, Any], players: int) -> None:
         check_options_safe(options)
+        check_file_options(game.name, options)
         try:
             # The game is the judge of its own options; a throwaway deal checks them.
             game.new_game(players=max(players, game.min_players), seed=0, options=options)
@@ -331,6 +355,7 @@ class Room:
                 f"{game.title} needs {game.min_players}–{game.max_players} players, {n} seated",
             )
         check_options_safe(self.options)
+        check_file_options(game.name, self.options)
         try:
             state = game.new_game(players=n, seed=seed, options=self.options)
         except ValueError as exc:
