@@ -203,3 +203,79 @@ def test_every_capitol_action_has_words() -> None:
             assert render.describe_pending(view, ["Seat 0", "Seat 1", "Seat 2"]) or view["pending"] is None
             state.apply(seat, rng.choice(state.legal_actions(seat)))
     assert {"keep", "show", "let_keep", "return", "block", "lose"} <= kinds
+
+
+def _ids_in(view: Any) -> set[str]:
+    """Every string anywhere in a view except its card catalogue (which lists the whole deck)."""
+    out: set[str] = set()
+
+    def walk(x: Any) -> None:
+        if isinstance(x, str):
+            out.add(x)
+        elif isinstance(x, dict):
+            for k, v in x.items():
+                if k != "cards":
+                    walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+        if isinstance(x, dict) and isinstance(x.get("text"), str):
+            out.update(re.findall(r"[A-Z][A-Z0-9]+", x["text"]))
+
+    walk(view)
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_conspiranoicos_never_prints_a_card_the_person_has_not_seen(seed: int) -> None:
+    """A card id (or a special card's name) appears on screen only once the person's view holds it."""
+    con, out = console()
+    session = TerminalGame(
+        games.get("conspiranoicos"), 2, ["random"], human_seat=seed % 2, seed=seed, console=con,
+        stream=Person(seed, 0.1),
+    )
+    catalogue = session.view()["cards"]
+    names = {c["id"]: [c["id"], *([c["name"]] if c.get("special") else [])] for c in catalogue}
+    known = _ids_in(session.view())
+    shown = 0
+    steps = 0
+    while session.step():
+        steps += 1
+        known |= _ids_in(session.view())
+        text = out.getvalue()[shown:]
+        shown = len(out.getvalue())
+        for cid, words in names.items():
+            if cid in known:
+                continue
+            for word in words:
+                assert not re.search(rf"\b{re.escape(word)}\b", text), f"{word} shown before it was seen"
+    assert session.state.is_over() and steps > 20
+    session.show_end()
+    assert "Scoring" in out.getvalue()
+
+
+def test_conspiranoicos_whole_game_through_the_cli() -> None:
+    result = CliRunner().invoke(
+        app, ["play", "conspiranoicos", "--bots", "random", "--seed", "2", "--delay", "0", "--seat", "1"],
+        input="1\n" * 200,
+    )
+    assert result.exit_code == 0, result.output
+    assert "game over" in result.output and "total" in result.output
+
+
+def test_every_conspiranoicos_action_has_words() -> None:
+    g = games.get("conspiranoicos")
+    rng = Rng(5)
+    kinds: set[str] = set()
+    names = ["Seat 0", "Seat 1"]
+    for seed in range(40):
+        state = g.new_game(2, seed=seed)
+        while not state.is_over():
+            seat = state.waiting_for()[0]
+            view = state.view(seat)
+            assert render.describe_pending(view, names)
+            for action in state.legal_actions(seat):
+                assert render.label_action(action, view, names) != render.generic_label(action, view, names)
+                kinds.add(action["type"])
+            state.apply(seat, rng.choice(state.legal_actions(seat)))
+    assert {"play", "send", "keep", "place", "pass"} <= kinds
