@@ -321,7 +321,10 @@ function header() {
     S.code ? h('span', { class: 'room-code', title: t('lobby.code') }, S.code) : null,
     h('span', { id: 'conn', class: 'conn', role: 'status', 'aria-live': 'polite' }),
     h('span', { class: 'spacer' }),
-    IN_EXTENSION && S.code ? h('button', { type: 'button', class: 'ghost', 'data-k': 'open-tab', onclick: openInTab }, t('ext.openTab')) : null,
+    IN_EXTENSION && document.body.classList.contains('popup')
+      ? h('button', { type: 'button', class: 'ghost', 'data-k': 'open-tab', onclick: openInTab }, t('ext.openTab')) : null,
+    IN_EXTENSION && globalThis.chrome && chrome.runtime && chrome.runtime.openOptionsPage
+      ? h('button', { type: 'button', class: 'ghost', 'data-k': 'ext-options', onclick: () => chrome.runtime.openOptionsPage() }, t('ext.options')) : null,
     h('button', { type: 'button', class: 'ghost', 'data-k': 'rules', onclick: () => openRules(game) }, t('common.rules')),
     langSwitch);
 }

@@ -2,7 +2,7 @@
 // plays, the Pyramid (3-2-1), the scoring zones, the rows of Sort Evidence and the score breakdown.
 import { evidenceBack, evidenceCard, factionBadge, plainBack } from './cards.js';
 import { h } from './dom.js';
-import { has, lang, t } from './i18n.js';
+import { has, t } from './i18n.js';
 import { DEFAULT_DECK } from './conspiranoicos-deck.js';
 
 const byId = new Map(DEFAULT_DECK.map((c) => [c.id, c]));
@@ -88,10 +88,11 @@ export function banner(c) {
   const p = v.pending || {};
   const phase = p.phase || '';
   if (c.you === null || c.you === undefined) {
-    return { tone: 'wait', text: t('conspiranoicos.banner.watch', { round: v.round }) };
+    const names = (p.awaiting || []).map((x) => c.name(x)).join(', ');
+    return { tone: 'wait', text: t('conspiranoicos.banner.watch', { round: Math.min(v.round || 1, 6), names }) };
   }
   if (phase && has(`conspiranoicos.phases.${phase}`)) {
-    return { tone: 'wait', text: t(`conspiranoicos.phases.${phase}`, { name: who(c, other(c)) }) };
+    return { tone: 'wait', text: t(`conspiranoicos.phases.${phase}`, { name: c.name(other(c)) }) };
   }
   return { tone: 'wait', text: t('conspiranoicos.banner.waiting', { name: who(c, other(c)) }) };
 }
@@ -117,41 +118,55 @@ export function renderTable(c) {
 function challengeArea(c) {
   const v = c.view;
   const round = Math.min(v.round || 1, 6);
-  const final = round >= 6 || (!v.challenge && v.round >= 6);
+  const final = round >= 6;
+  const sorting = v.phase && !['play', 'send', 'keep'].includes(v.phase);
+  if (sorting) {
+    const ps = v.pyramid_symbols;
+    return h('div', { class: 'challenge-area' },
+      h('h3', null, t('conspiranoicos.sortEvidence')),
+      ps ? h('div', { class: 'symbols' },
+        h('p', { class: 'small' }, t('conspiranoicos.symbolsT')),
+        h('div', { class: 'row' }, (ps.T || []).map((f) => factionBadge(f, faction(f)))),
+        h('p', { class: 'small' }, t('conspiranoicos.symbolS')),
+        h('div', { class: 'row' }, ps.S ? factionBadge(ps.S, faction(ps.S)) : '—')) : null);
+  }
   return h('div', { class: 'challenge-area' },
     h('h3', null, final ? t('conspiranoicos.finalChallenge') : t('conspiranoicos.round', { n: round })),
     v.challenge ? face(v.challenge) : plainBack(t('conspiranoicos.finalHidden')),
-    h('p', { class: 'muted small' }, final ? t('conspiranoicos.finalRule') : ''));
-}
-
-function tablePlays(v) {
-  const table = v.table || {};
-  return table.plays || table.played || [];
+    h('p', { class: 'muted small' }, final ? t('conspiranoicos.finalRule') : t('conspiranoicos.deckLeft', { n: v.challenge_deck ?? '?' })));
 }
 
 function tableArea(c) {
   const v = c.view;
   const table = v.table || {};
-  const plays = tablePlays(v);
+  const plays = table.plays || [];
   const ty = types(c.legal);
   const choosing = ty.has('send') || ty.has('keep');
+  const pending = v.pending || {};
+  const submitted = pending.submitted || [];
   const slots = [];
   for (let s = 0; s < Math.max(2, plays.length); s += 1) {
     const x = plays[s];
+    let inner;
+    if (x === null || x === undefined) {
+      inner = h('div', { class: ['empty-card', submitted[s] && 'ready'] });
+    } else inner = choosing ? choiceCard(c, x) : item(x, { small: true });
     slots.push(h('div', { class: ['play-slot', table.winner === s && 'winner'] },
-      h('span', { class: 'slot-label' }, s === c.you ? t('common.you') : c.name(s)),
-      x === null || x === undefined ? h('div', { class: 'empty-card' }) : choosing ? choiceCard(c, x) : item(x, { small: true })));
+      h('span', { class: 'slot-label' }, s === c.you ? t('common.you') : c.name(s)), inner));
   }
-  if (choosing && v.challenge && c.legal.some((a) => a.card === v.challenge)) {
+  // The challenge card is the round's third card: the winner may take it too.
+  if (choosing && v.challenge && (table.remaining || []).includes(v.challenge)) {
     slots.push(h('div', { class: 'play-slot' }, h('span', { class: 'slot-label' }, t('conspiranoicos.challengeCard')), choiceCard(c, v.challenge)));
   }
-  const sent = table.sent || table.placed || null;
+  const moves = (table.moves || []).map((m) => h('li', null, t(m.to === 'pyramid' ? 'conspiranoicos.movedPyramid' : 'conspiranoicos.movedZone', {
+    card: describeShort(m.card), name: m.zone === null || m.zone === undefined ? '' : c.name(m.zone) })));
   return h('div', { class: 'table-area', 'aria-label': t('conspiranoicos.plays') },
     h('h3', null, t('conspiranoicos.plays')),
     h('div', { class: 'plays' }, slots),
     table.winner !== null && table.winner !== undefined
-      ? h('p', { class: 'muted small' }, t('conspiranoicos.roundWinner', { name: who(c, table.winner) })) : null,
-    sent && typeof sent === 'object' && !Array.isArray(sent) ? null : null);
+      ? h('p', { class: 'small winner-line' }, t('conspiranoicos.roundWinner', { name: who(c, table.winner) }),
+        table.decided_by ? ` (${t(`conspiranoicos.by.${table.decided_by}`)})` : '') : null,
+    moves.length ? h('ul', { class: 'moves small muted' }, moves) : null);
 }
 
 // A card the round's winner (send) or loser (keep) may pick.
@@ -180,7 +195,18 @@ function pyramidArea(c) {
     const n = i + 1;
     const abduct = ty.has('abduct') && c.legal.find((a) => a.type === 'abduct' && a.slot === n);
     const gnome = ty.has('reveal_gnome') && c.legal.find((a) => a.type === 'reveal_gnome' && a.slot === n);
-    const inner = x ? item(x.card ? x.card : { back: x.back }, { small: true }) : h('div', { class: 'empty-card', 'aria-label': t('conspiranoicos.emptySlot', { n }) });
+    let inner;
+    if (!x) inner = h('div', { class: 'empty-card', 'aria-label': t('conspiranoicos.emptySlot', { n }) });
+    else if (x.card) inner = face(x.card, { small: true });
+    else {
+      // Face down on the table, but both players saw it arrive (views.py: "seen").
+      inner = back(x.back, { small: true });
+      if (x.seen) {
+        inner.setAttribute('aria-label', t('conspiranoicos.seenDown', { card: describe(cardInfo(x.seen)) }));
+        inner = h('span', { class: 'seen-wrap', title: t('conspiranoicos.seenDown', { card: describeShort(x.seen) }) }, inner,
+          h('span', { class: 'seen' }, describeShort(x.seen)));
+      }
+    }
     const choice = abduct || gnome;
     const content = choice
       ? h('button', { type: 'button', class: 'card-btn pick', disabled: c.busy, 'data-k': `slot-${n}`,
@@ -267,49 +293,82 @@ export function endDetail(c) {
   const detail = v.score_detail;
   const scores = v.scores || [];
   if (!detail) return null;
-  // score_detail: [{criterion: points}, ...] per seat, or {criterion: [a, b]}.
-  let rows = [];
-  if (Array.isArray(detail)) {
-    const keys = [...new Set(detail.flatMap((d) => Object.keys(d || {})))];
-    rows = keys.map((k) => [k, detail.map((d) => (d && d[k]) || 0)]);
-  } else {
-    rows = Object.entries(detail).map(([k, val]) => [k, Array.isArray(val) ? val : [val]]);
-  }
   const seats = (v.players || []).map((_, i) => i);
-  return h('table', { class: 'scores', 'data-testid': 'score-breakdown' },
-    h('caption', null, t('conspiranoicos.breakdown')),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, t('conspiranoicos.criterion')),
-      seats.map((s) => h('th', { scope: 'col' }, s === c.you ? t('common.you') : c.name(s))))),
-    h('tbody', null, rows.map(([k, vals]) => h('tr', null,
-      h('th', { scope: 'row' }, has(`conspiranoicos.criteria.${k}`) ? t(`conspiranoicos.criteria.${k}`) : k),
-      seats.map((s) => h('td', null, typeof vals[s] === 'object' ? JSON.stringify(vals[s]) : String(vals[s] ?? 0)))))),
-    h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, t('conspiranoicos.total')), seats.map((s) => h('td', null, String(scores[s] ?? '')))))
-  );
+  const criteria = Array.isArray(detail.criteria) ? detail.criteria : [];
+  const sym = (f) => (f ? faction(f) : '—');
+  return h('div', { class: 'breakdown' },
+    detail.T ? h('p', { class: 'muted small' }, t('conspiranoicos.pyramidSymbols', {
+      t: (detail.T || []).map(sym).join(' · '), s: sym(detail.S) })) : null,
+    h('table', { class: 'scores', 'data-testid': 'score-breakdown' },
+      h('caption', null, t('conspiranoicos.breakdown')),
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, t('conspiranoicos.criterion')),
+        seats.map((s) => h('th', { scope: 'col' }, s === c.you ? t('common.you') : c.name(s))))),
+      h('tbody', null, criteria.map((row) => h('tr', null,
+        h('th', { scope: 'row' }, has(`conspiranoicos.criteria.${row.criterion}`) ? t(`conspiranoicos.criteria.${row.criterion}`) : row.title),
+        seats.map((s) => h('td', { title: measureText(row, s) }, String((row.points || [])[s] ?? 0)))))),
+      h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, t('conspiranoicos.total')),
+        seats.map((s) => h('td', null, String(scores[s] ?? '')))))),
+    detail.decided_by && detail.decided_by !== 'points'
+      ? h('p', { class: 'muted small' }, t(`conspiranoicos.decided.${detail.decided_by}`)) : null);
+}
+
+function measureText(row, seat) {
+  const m = row.measure;
+  if (Array.isArray(m)) return String(m[seat] ?? '');
+  return '';
 }
 
 // ---- the log --------------------------------------------------------------------------------------
 
+const SEAT_FIELDS = new Set(['seat', 'winner', 'loser', 'zone']);
+
+// A log entry in the reader's language from its structured fields (the engine's "text" names seats
+// by number, so it is only the fallback for an entry type this client does not know).
 export function logLine(c, e) {
   if (typeof e === 'string') return e;
-  const key = `conspiranoicos.log.${e.type}`;
-  if ((lang() !== 'en' || !e.text) && has(key)) {
-    const params = {};
-    for (const [k, val] of Object.entries(e)) {
-      if (['seat', 'winner', 'player', 'loser'].includes(k) && typeof val === 'number') params[k] = c.name(val);
-      else if (['card', 'challenge'].includes(k) && typeof val === 'string') params[k] = describeShort(val);
-      else if (k === 'to' && typeof val === 'string') params[k] = t(`conspiranoicos.dest.${val}`);
-      else params[k] = val;
-    }
+  const params = {};
+  for (const [k, val] of Object.entries(e)) {
+    if (SEAT_FIELDS.has(k) && typeof val === 'number') params[k] = c.name(val);
+    else if (['card', 'challenge', 'pyramid'].includes(k) && typeof val === 'string') params[k] = describeShort(val);
+    else if (k === 'back' && typeof val === 'string') params[k] = faction(val);
+    else if (k === 'special' && typeof val === 'string') params[k] = t(`conspiranoicos.specials.${val}`);
+    else params[k] = val;
+  }
+  let key = `conspiranoicos.log.${e.type}`;
+  if (e.type === 'send' || e.type === 'rest') key += e.to === 'pyramid' ? '_pyramid' : '_zone';
+  if (e.type === 'reveal' && Array.isArray(e.plays)) {
+    params.a = describeShort(e.plays[0]);
+    params.b = describeShort(e.plays[1]);
+    params.p0 = c.name(0);
+    params.p1 = c.name(1);
+  }
+  if (e.type === 'random_placement' && Array.isArray(e.zones)) {
+    params.z0 = describeShort(e.zones[0]);
+    params.z1 = describeShort(e.zones[1]);
+    params.p0 = c.name(0);
+    params.p1 = c.name(1);
+  }
+  if (e.type === 'opening_hand' && Array.isArray(e.cards)) params.cards = e.cards.map(describeShort).join(', ');
+  if (e.type === 'sort_evidence') params.cards = (e.cards || []).map(describeShort).join(', ') || '—';
+  if (e.type === 'result' && Array.isArray(e.scores)) {
+    params.a = e.scores[0];
+    params.b = e.scores[1];
+    params.p0 = c.name(0);
+    params.p1 = c.name(1);
+    params.names = (e.winners || []).map((w) => c.name(w)).join(' & ');
+  }
+  if (e.type === 'round_winner') params.how = t(`conspiranoicos.by.${e.by}`);
+  if (e.type === 'challenge' && typeof e.card === 'string') params.text = challengeText(cardInfo(e.card).challenge);
+  if (has(key)) {
     const out = t(key, params);
-    if (out && !/\{\w+\}/.test(out)) return out;
+    if (!/\{\w+\}/.test(out)) return out;
   }
   return e.text || e.type;
 }
 
 function describeShort(id) {
   const card = cardInfo(id);
-  const name = cardName(card);
-  return name || `${id}`;
+  return cardName(card) || `${id}`;
 }
 
 function logPanel(c) {

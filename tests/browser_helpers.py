@@ -1,0 +1,253 @@
+"""Playwright fixtures and UI drivers for the web client tests (Debian's Chromium, never a download).
+
+The server runs as ``python -m conflictology.cli serve`` on 127.0.0.1 with a free port, a temporary
+SQLite file and a near-zero bot delay; each test module that uses ``web_server`` starts one and
+stops it when the module is done. The drivers play through the page alone: they read what the page
+shows (buttons, cards) and click, exactly as a person would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Screenshots go to a temporary folder unless SCREENSHOT_DIR says where (docs/screenshots/ to refresh
+# the README's pictures).
+SCREENSHOT_DIR = os.environ.get("SCREENSHOT_DIR")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class WebServer:
+    url: str
+    proc: subprocess.Popen[bytes]
+
+    def api(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=10)
+
+
+@contextlib.contextmanager
+def run_server(db_dir: Path, bot_delay: float = 0.05) -> Iterator[WebServer]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "conflictology.cli", "serve",
+            "--host", "127.0.0.1", "--port", str(port),
+            "--db", f"sqlite:///{db_dir / 'web.sqlite3'}",
+            "--bot-delay", str(bot_delay),
+            "--log-level", "warning",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+                raise RuntimeError(f"the server exited early: {err}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise TimeoutError("the server did not become healthy")
+            time.sleep(0.1)
+        yield WebServer(url, proc)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    with run_server(tmp_path_factory.mktemp("web")) as server:
+        yield server
+
+
+def shot(page: Page, name: str, tmp: Path | None = None) -> Path:
+    """Save a screenshot of the page (full page) as NAME.png; returns its path."""
+    folder = Path(SCREENSHOT_DIR) if SCREENSHOT_DIR else (tmp or Path(os.environ.get("TMPDIR", "/tmp")))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
+
+
+def watch_errors(page: Page) -> list[str]:
+    """Collect the page's uncaught errors and console errors, to assert there were none."""
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+    return errors
+
+
+# ---- rooms through the UI ---------------------------------------------------------------------------
+
+
+def create_room(page: Page, base: str, game: str, name: str, *, timers: bool = True) -> str:
+    """Create a room from the home screen; returns its code (the lobby is showing)."""
+    page.goto(base + "/")
+    page.locator(f"[data-k=game-{game}]").check(force=True)
+    page.fill("form.create input[name=name]", name)
+    if not timers:
+        page.locator("form.create details.options summary").click()
+        page.locator("[data-k=set-timers]").uncheck()
+    page.click("[data-k=create]")
+    page.wait_for_selector(".lobby .code-big")
+    return page.locator(".share .code-big").inner_text().strip()
+
+
+def join_by_link(page: Page, base: str, code: str, name: str) -> None:
+    page.goto(f"{base}/?room={code}")
+    page.wait_for_selector("form [data-k=join-name]")
+    page.fill("[data-k=join-name]", name)
+    page.click("[data-k=join]")
+    page.wait_for_selector(".lobby")
+
+
+def join_by_code(page: Page, base: str, code: str, name: str) -> None:
+    page.goto(base + "/")
+    page.fill("[data-k=join-code]", code.lower())
+    page.fill("[data-k=join-name]", name)
+    page.click("[data-k=join]")
+    page.wait_for_selector(".lobby")
+
+
+def _try_click(page: Page, selector: str) -> bool:
+    loc = page.locator(selector)
+    try:
+        if loc.count() and loc.first.is_visible() and loc.first.is_enabled():
+            loc.first.click(timeout=1500)
+            return True
+    except PlaywrightError:
+        # The table re-renders on every state message; a detached button is simply tried again.
+        return False
+    return False
+
+
+def is_over(page: Page) -> bool:
+    return page.locator("[data-testid=end]").count() > 0
+
+
+@dataclass
+class Seen:
+    """What the drivers noticed on the way (asserted by the tests)."""
+
+    threat_prompts: int = 0
+    decisions: int = 0
+    countdowns: int = 0
+
+
+def capitol_step(page: Page, seen: Seen) -> bool:
+    """Make one decision on a Capitol page if the page asks for one; True if it clicked."""
+    if is_over(page):
+        return False
+    for kind in ("lose", "return", "show"):
+        if page.locator(f".my-hand .card-btn.{kind}").count():
+            if kind in ("lose", "show"):
+                assert "threat" in (page.locator("[data-testid=banner]").get_attribute("class") or "")
+                seen.threat_prompts += 1
+            return _try_click(page, f".my-hand .card-btn.{kind}:enabled")
+    if page.locator(".my-hand .card-btn.keep").count():
+        for i in range(6):
+            if page.locator("[data-k=act-keep]:enabled").count():
+                return _try_click(page, "[data-k=act-keep]")
+            _try_click(page, f"[data-k=card-{i}]:not(.on)")
+        return False
+    if _try_click(page, "[data-k=act-let_keep]"):
+        return True
+    if page.locator("[data-k^=target-]").count():
+        return _try_click(page, "[data-k^=target-]")
+    if page.locator(".countdown").count():
+        seen.countdowns += 1
+    if _try_click(page, "[data-k=act-pass]"):
+        seen.decisions += 1
+        return True
+    for action in ("scandal", "hacker", "banker", "income"):
+        if _try_click(page, f"[data-k=act-{action}]"):
+            seen.decisions += 1
+            if page.locator("[data-k^=target-]").count():
+                _try_click(page, "[data-k^=target-]")
+            return True
+    return False
+
+
+def conspiranoicos_step(page: Page, seen: Seen) -> bool:
+    """Make one decision on a Conspiranoicos page if the page asks for one; True if it clicked."""
+    if is_over(page):
+        return False
+    if page.locator(".countdown").count():
+        seen.countdowns += 1
+    if _try_click(page, ".consp-player.mine .card-btn.play:enabled"):
+        seen.decisions += 1
+        return True
+    if page.locator("[data-k=send-zone]").count():
+        if page.locator("[data-k=send-zone]:enabled").count():
+            return _try_click(page, "[data-k=send-zone]")
+        return _try_click(page, ".table-area .card-btn.pick:enabled")
+    if page.locator(".table-area .card-btn.pick").count():
+        assert "threat" in (page.locator("[data-testid=banner]").get_attribute("class") or "")
+        seen.threat_prompts += 1
+        return _try_click(page, ".table-area .card-btn.pick:enabled")
+    if _try_click(page, "[data-k=act-pass]"):
+        return True
+    return _try_click(page, ".consp-player.mine .card-btn.place:enabled")
+
+
+def play_until_over(
+    pages: list[Page], step: Callable[[Page, Seen], bool], seen: Seen, timeout: float = 240.0,
+    on_step: Callable[[int], None] | None = None,
+) -> None:
+    """Round-robin over the pages, letting each one decide, until every page shows the end."""
+    deadline = time.monotonic() + timeout
+    steps = 0
+    while not all(is_over(p) for p in pages):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the game did not end in {timeout} s ({steps} decisions)")
+        acted = False
+        for p in pages:
+            if step(p, seen):
+                acted = True
+                steps += 1
+                if on_step:
+                    on_step(steps)
+        if not acted:
+            pages[0].wait_for_timeout(60)

@@ -1,0 +1,228 @@
+"""The web client in a real browser: whole games played through the UI alone, several players in
+several browser contexts, against a real server (Playwright driving Debian's Chromium)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from browser_helpers import (  # noqa: F401  (fixtures used by name)
+    Seen,
+    WebServer,
+    browser_type_launch_args,
+    capitol_step,
+    conspiranoicos_step,
+    create_room,
+    join_by_code,
+    join_by_link,
+    play_until_over,
+    shot,
+    watch_errors,
+    web_server,
+)
+from playwright.sync_api import Browser, Page, expect
+
+pytestmark = pytest.mark.browser
+
+LAPTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 390, "height": 844}
+
+
+def new_page(browser: Browser, **kwargs: object) -> Page:
+    ctx = browser.new_context(viewport=kwargs.pop("viewport", LAPTOP), **kwargs)  # type: ignore[arg-type]
+    return ctx.new_page()
+
+
+def test_capitol_full_game_two_people_and_a_bot(browser: Browser, web_server: WebServer, tmp_path: Path) -> None:
+    base = web_server.url
+    ana = new_page(browser, locale="en-US")
+    ben = new_page(browser, locale="en-US")
+    errors_ana, errors_ben = watch_errors(ana), watch_errors(ben)
+
+    code = create_room(ana, base, "capitol", "Ana")
+    assert len(code) >= 4
+    # The lobby offers the code, the link and a QR code of the link.
+    expect(ana.locator(".share .link")).to_have_text(f"{base}/?room={code}")
+    assert ana.locator(".qr svg path").count() == 1
+    join_by_link(ben, base, code, "Ben")
+    expect(ana.locator(".seats .seat")).to_have_count(2)
+    # Only the host may start or add bots.
+    assert ben.locator("[data-k=start]").count() == 0
+    ana.locator("[data-k=bot-level]").select_option("random")
+    ana.click("[data-k=add-bot]")
+    expect(ana.locator(".seats .seat")).to_have_count(3)
+    expect(ben.locator(".seats .seat")).to_have_count(3)
+    expect(ben.locator(".seats .tag.bot")).to_contain_text("random")
+    shot(ana, "lobby", tmp_path)
+    ana.click("[data-k=start]")
+
+    for page in (ana, ben):
+        page.wait_for_selector(".capitol-table")
+        expect(page.locator("[data-testid=banner]")).not_to_be_empty()
+        # Your own two influence cards face up to you; the others' face down.
+        expect(page.locator(".my-hand .card-art")).to_have_count(2)
+        expect(page.locator(".opponents .player")).to_have_count(2)
+    shot(ana, "capitol-table", tmp_path)
+
+    seen = Seen()
+    shots_taken: set[str] = set()
+
+    def on_step(n: int) -> None:
+        # Keep pictures of a response prompt and of a threat, the first time each shows up.
+        for page in (ana, ben):
+            classes = page.locator("[data-testid=banner]").get_attribute("class") or ""
+            if "threat" in classes and "threat" not in shots_taken:
+                shots_taken.add("threat")
+                shot(page, "capitol-threat", tmp_path)
+            if page.locator("[data-k=act-challenge]").count() and "respond" not in shots_taken:
+                shots_taken.add("respond")
+                shot(page, "capitol-respond", tmp_path)
+
+    play_until_over([ana, ben], capitol_step, seen, on_step=on_step)
+    assert seen.decisions > 5
+    assert seen.countdowns > 0
+    for page in (ana, ben):
+        end = page.locator("[data-testid=end]")
+        expect(end).to_be_visible()
+        expect(page.locator("[data-testid=banner]")).to_have_class("banner over")
+        # The log names players by name and never by seat number.
+        log = page.locator(".log-list").inner_text()
+        assert "Seat 0" not in log and "Ana" in log
+    expect(ana.locator("[data-k=rematch]")).to_be_visible()
+    assert ben.locator("[data-k=rematch]").count() == 0
+    shot(ana, "capitol-end", tmp_path)
+
+    # Rematch: everyone goes back to the lobby of the same room.
+    ana.click("[data-k=rematch]")
+    expect(ana.locator(".lobby")).to_be_visible()
+    expect(ben.locator(".lobby")).to_be_visible()
+    assert errors_ana == [] and errors_ben == [], errors_ana + errors_ben
+
+
+def test_conspiranoicos_full_game_through_the_ui(browser: Browser, web_server: WebServer, tmp_path: Path) -> None:
+    base = web_server.url
+    ana = new_page(browser)
+    ben = new_page(browser)
+    errors_ana, errors_ben = watch_errors(ana), watch_errors(ben)
+    code = create_room(ana, base, "conspiranoicos", "Ana")
+    join_by_code(ben, base, code, "Ben")
+    expect(ana.locator(".seats .seat")).to_have_count(2)
+    # Conspiranoicos is for two: no room for a bot once both are seated.
+    assert ana.locator("[data-k=add-bot]").count() == 0
+    ana.click("[data-k=start]")
+    for page in (ana, ben):
+        page.wait_for_selector(".consp-table")
+        expect(page.locator(".consp-player.mine .hand .card-btn")).to_have_count(2)
+        # The opponent's hand shows backs only.
+        expect(page.locator(".consp-player.theirs .hand .card-art.back")).to_have_count(2)
+    shot(ana, "conspiranoicos-table", tmp_path)
+
+    seen = Seen()
+    taken: set[str] = set()
+
+    def on_step(n: int) -> None:
+        for page in (ana, ben):
+            if page.locator("[data-k=send-zone]").count() and "send" not in taken:
+                taken.add("send")
+                shot(page, "conspiranoicos-send", tmp_path)
+            if page.locator(".card-btn.place").count() and "build" not in taken:
+                taken.add("build")
+                shot(page, "conspiranoicos-build", tmp_path)
+
+    play_until_over([ana, ben], conspiranoicos_step, seen, on_step=on_step)
+    assert seen.decisions >= 12  # six rounds, two plays each
+    for page in (ana, ben):
+        table = page.locator("[data-testid=score-breakdown]")
+        expect(table).to_be_visible()
+        # Six criteria and a total.
+        expect(table.locator("tbody tr")).to_have_count(6)
+        totals = table.locator("tfoot td").all_inner_texts()
+        assert len(totals) == 2 and all(t.strip().isdigit() for t in totals)
+    shot(ana, "conspiranoicos-end", tmp_path)
+    assert errors_ana == [] and errors_ben == [], errors_ana + errors_ben
+
+
+def test_phone_layout_spanish_reconnect_and_spectator(browser: Browser, web_server: WebServer, tmp_path: Path) -> None:
+    base = web_server.url
+    # A phone held upright, in Spanish (from the browser's language).
+    phone = new_page(browser, viewport=PHONE, locale="es-ES", is_mobile=True, has_touch=True)
+    errors = watch_errors(phone)
+    phone.goto(base + "/")
+    expect(phone.locator("h1")).to_have_text("Engaña a tus amigos, en línea.")
+    expect(phone.locator("html")).to_have_attribute("lang", "es")
+    shot(phone, "home-phone-es", tmp_path)
+    code = create_room(phone, base, "capitol", "Lucía")
+    expect(phone.locator("[data-k=start]")).to_have_text("Faltan jugadores (mínimo 2)")
+    phone.click("[data-k=add-bot]")
+    phone.click("[data-k=start]")
+    phone.wait_for_selector(".capitol-table")
+    # Nothing overflows the phone's width.
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], width
+    expect(phone.locator(".my-hand .card-art").first).to_have_attribute(
+        "aria-label", re.compile(r"Banquero|Mafia|Hacker|Juez|Periodista|Policía")
+    )
+    shot(phone, "capitol-phone-es", tmp_path)
+
+    # The language switch turns the whole UI to English and back.
+    phone.click("[data-k=lang-en]")
+    expect(phone.locator("[data-k=rules]")).to_have_text("Rules")
+    phone.click("[data-k=rules]")
+    expect(phone.locator("dialog.rules")).to_be_visible()
+    expect(phone.locator("dialog.rules h2")).to_have_text("Capitol")
+    phone.keyboard.press("Escape")
+    phone.click("[data-k=lang-es]")
+    expect(phone.locator("[data-k=rules]")).to_have_text("Reglas")
+
+    # A reload keeps the seat: the token lives in the browser, the client reconnects by itself.
+    phone.reload()
+    phone.wait_for_selector(".capitol-table")
+    # Still seated: the same player's two influence cards (face down or lost), not a spectator's table.
+    expect(phone.locator(".my-hand .card-art")).to_have_count(2)
+    expect(phone.locator(".me-area .pname")).to_contain_text("Lucía")
+    expect(phone.locator("#conn")).to_have_class("conn open")
+
+    # A network drop: the socket closes, the banner of the connection says so, and it comes back.
+    phone.context.set_offline(True)
+    phone.evaluate("window.dispatchEvent(new Event('offline'))")
+    phone.wait_for_timeout(300)
+    phone.context.set_offline(False)
+    expect(phone.locator("#conn")).to_have_class("conn open", timeout=15000)
+
+    # A spectator sees the table but no hand of their own and no controls.
+    watcher = new_page(browser, locale="en-US")
+    watcher.goto(f"{base}/?room={code}&watch=1")
+    watcher.wait_for_selector(".capitol-table")
+    expect(watcher.locator(".banner .tag")).to_have_text("Spectator")
+    assert watcher.locator(".me-area").count() == 0
+    assert watcher.locator(".controls").count() == 0
+    # Hidden information: the spectator sees no face of a face-down card.
+    expect(watcher.locator(".opponents .player")).to_have_count(2)
+    shot(watcher, "capitol-spectator", tmp_path)
+    assert errors == [], errors
+
+
+def test_i18n_files_have_the_same_keys(page: Page, web_server: WebServer) -> None:
+    page.goto(web_server.url + "/")
+    missing = page.evaluate(
+        """async () => {
+          const en = (await import('/i18n/en.js')).default;
+          const es = (await import('/i18n/es.js')).default;
+          const keys = (o, p = '') => Object.entries(o).flatMap(([k, v]) =>
+            v && typeof v === 'object' && !Array.isArray(v) ? keys(v, p + k + '.') : [p + k]);
+          const a = new Set(keys(en)), b = new Set(keys(es));
+          return { onlyEn: [...a].filter(k => !b.has(k)), onlyEs: [...b].filter(k => !a.has(k)) };
+        }"""
+    )
+    assert missing == {"onlyEn": [], "onlyEs": []}
+
+
+def test_bad_code_and_errors_are_shown(page: Page, web_server: WebServer) -> None:
+    page.goto(web_server.url + "/?room=ZZZZZ")
+    expect(page.locator("main h2")).to_have_text("This room does not exist (any more).")
+    page.goto(web_server.url + "/")
+    page.fill("[data-k=join-code]", "QQQQQ")
+    page.fill("[data-k=join-name]", "Eve")
+    page.click("[data-k=join]")
+    expect(page.locator("#toast")).to_have_text("There is no room with that code.")
