@@ -256,6 +256,13 @@ def play_randomly(
     sent = 0
     deadline = time.time() + timeout
     answered: list[int] = [-1] * len(players)
+    # A state already taken from the inbox (by wait_for) may be awaiting an answer.
+    for i, p in enumerate(players):
+        latest = p.latest_state()
+        if latest is not None and latest["legal"] and p.inbox.empty():
+            answered[i] = latest["seq"]
+            p.send({"type": "act", "action": rng.choice(latest["legal"]), "seq": latest["seq"]})
+            sent += 1
     while not all(done):
         if time.time() > deadline:
             raise TimeoutError("the game did not end in time")
