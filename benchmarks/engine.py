@@ -146,12 +146,25 @@ def liars_poker() -> Runner | None:
     return run
 
 
-def measure(engine: str, game: str, players: int, runner: Runner, seconds: float, runs: int) -> Row:
-    results = [runner(seconds, 1000 + i) for i in range(runs)]
-    dps = statistics.median(d / s for d, _, s in results)
-    gps = statistics.median(g / s for _, g, s in results)
-    per_game = sum(d for d, _, _ in results) / max(1, sum(g for _, g, _ in results))
-    return Row(engine, game, players, dps, gps, per_game)
+def measure_group(
+    cells: list[tuple[str, str, int, Runner]], seconds: float, runs: int, console: Console
+) -> list[Row]:
+    """Time the cells of one comparison interleaved, run after run, so that a noisy moment of the
+    machine falls on all of them alike; one short warm-up run each first."""
+    results: list[list[tuple[int, int, float]]] = [[] for _ in cells]
+    for _, _, _, runner in cells:
+        runner(min(0.2, seconds), 1)
+    for i in range(runs):
+        for k, (engine, game, players, runner) in enumerate(cells):
+            console.log(f"run {i + 1}/{runs}: {engine} {game} {players}p")
+            results[k].append(runner(seconds, 1000 + i))
+    rows = []
+    for (engine, game, players, _), res in zip(cells, results, strict=True):
+        dps = statistics.median(d / s for d, _, s in res)
+        gps = statistics.median(g / s for _, g, s in res)
+        per_game = sum(d for d, _, _ in res) / max(1, sum(g for _, g, _ in res))
+        rows.append(Row(engine, game, players, dps, gps, per_game))
+    return rows
 
 
 def main() -> None:
@@ -165,22 +178,28 @@ def main() -> None:
     rows: list[Row] = []
     missing: list[str] = []
 
-    def add(engine: str, game: str, players: int, runner: Runner | None, peer: str | None = None) -> None:
-        if runner is None:
-            missing.append(engine)
-            return
-        console.log(f"{engine} {game} {players}p …")
-        row = measure(engine, game, players, runner, args.seconds, args.runs)
-        row.peer = peer
-        rows.append(row)
+    def group(cells: list[tuple[str, str, int, Runner | None, str | None]]) -> None:
+        present = [(e, g, n, r) for e, g, n, r, _ in cells if r is not None]
+        missing.extend(e for e, _, _, r, _ in cells if r is None)
+        for row, peer in zip(
+            measure_group(present, args.seconds, args.runs, console),
+            [p for _, _, _, r, p in cells if r is not None],
+            strict=True,
+        ):
+            row.peer = peer
+            rows.append(row)
 
     for n in args.players:
-        add("conflictology", "capitol", n, ours("capitol", n), peer=f"coupml/{n}")
-        add("conflictology+clone", "capitol", n, ours_with_clone("capitol", n))
-        add("coupml", "coup", n, coupml(n))
-    add("conflictology", "conspiranoicos", 2, ours("conspiranoicos", 2), peer="open_spiel/2")
-    add("conflictology+clone", "conspiranoicos", 2, ours_with_clone("conspiranoicos", 2))
-    add("open_spiel", "python_liars_poker", 2, liars_poker())
+        group([
+            ("conflictology", "capitol", n, ours("capitol", n), f"coupml/{n}"),
+            ("conflictology+clone", "capitol", n, ours_with_clone("capitol", n), f"coupml/{n}"),
+            ("coupml", "coup", n, coupml(n), None),
+        ])
+    group([
+        ("conflictology", "conspiranoicos", 2, ours("conspiranoicos", 2), "open_spiel/2"),
+        ("conflictology+clone", "conspiranoicos", 2, ours_with_clone("conspiranoicos", 2), "open_spiel/2"),
+        ("open_spiel", "python_liars_poker", 2, liars_poker(), None),
+    ])
 
     by_key = {f"{r.engine}/{r.players}": r for r in rows}
     if args.json:
@@ -196,7 +215,7 @@ def main() -> None:
             r.engine, r.game, str(r.players), f"{r.decisions_per_s:,.0f}", f"{r.games_per_s:,.1f}",
             f"{r.decisions_per_game:.1f}", ratio,
         )
-    Console().print(table)
+    Console(width=140).print(table)
     for name in dict.fromkeys(missing):
         Console().print(f"[yellow]{name} is not installed: pip install -e '.[bench]'[/yellow]")
 
