@@ -14,18 +14,20 @@ def register(app: typer.Typer) -> None:
 
 
 def default_bot(game_name: str) -> tuple[str, str | None]:
-    """The bot to seat when none is named: the servers' default level if this game has it, else random
-    (with a note saying why)."""
+    """The bot to seat when none is named: the servers' default level if this game has it, else the
+    heuristic, else the search bot ("hard"), else random — with a note saying why."""
     from conflictology import bots, games
 
     game = games.get(game_name)
-    for spec in (bots.DEFAULT_LEVEL, "heuristic"):
+    for spec in (bots.DEFAULT_LEVEL, "heuristic", "hard", "random"):
         try:
             bots.check(spec, game)
         except ValueError:
             continue
-        return spec, None
-    return "random", f"no heuristic bot for {game_name} yet: playing against random bots"
+        if spec in (bots.DEFAULT_LEVEL, "heuristic"):
+            return spec, None
+        return spec, f"no heuristic bot for {game_name} yet: playing against {spec!r} bots"
+    raise ValueError(f"no bot can play {game_name}")
 
 
 def parse_options(items: list[str]) -> dict[str, Any]:
