@@ -632,6 +632,7 @@ class ConspiranoicosState(GameState):
                 ),
             }
         )
+        self.phase = BUILD  # Collect Evidence is over: the chosen slots are face up from now on
         self._next_special(ABDUCT)
 
     def _holding(self, card: int) -> int:
@@ -664,7 +665,7 @@ class ConspiranoicosState(GameState):
             if holder >= 0 and self.abduct_slots():
                 self.phase, self.holder = ABDUCT, holder
                 return
-        holder = self._holding(self.deck.gnome)
+        holder = self._holding(self.deck.gnome) if stage in (ABDUCT, GNOME) else -1
         if holder >= 0 and self.gnome_slots():
             self.phase, self.holder = GNOME, holder
             return
@@ -828,7 +829,7 @@ class ConspiranoicosState(GameState):
     # ---------------------------------------------------------------- log, views, JSON
     def _log(self, entry: dict[str, Any], to: int | None = None) -> None:
         if to is not None:
-            entry["to"] = to  # a private entry, shown only to that seat
+            entry["private"] = to  # a private entry, shown only to that seat
         self.log.append(entry)
 
     def view(self, seat: int | None) -> View:

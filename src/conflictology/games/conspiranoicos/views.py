@@ -156,7 +156,7 @@ def build_view(st: ConspiranoicosState, seat: int | None) -> View:
         "options": st.opts.to_dict(),
         "deck": deck.name,
         "cards": deck.catalogue(),
-        "log": [dict(e) for e in st.log if "to" not in e or e["to"] == seat],
+        "log": [dict(e) for e in st.log if e.get("private", seat) == seat],
     }
     if over and st.result is not None:
         view["scores"] = list(st.result.totals)
