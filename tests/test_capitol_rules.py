@@ -826,3 +826,38 @@ def test_asked_lost_cards_stay_face_up_and_out_of_the_deck() -> None:
     assert cards_total(s) == Counter(DECK)
     assert Counter(s.deck)[B] + sum(h.count(B) for h in s.hidden) == 2
     assert all(p["revealed"] == s.revealed[p["seat"]] for p in s.view(None)["players"])
+
+
+def test_asked_target_last_chance_to_block_a_steal_after_someone_elses_failed_challenge() -> None:
+    s = table([[M, B], [R, J], [H, P]], steal_blockers=["reporter"])
+    act(s, 0, "mafia", target=1)
+    act(s, 2, "challenge")  # wrong: seat 0 has the Mafia
+    act(s, 2, "lose", card=H)
+    assert s.phase == "block" and s.waiting_for() == [1]
+    act(s, 1, "block", card=R)
+    act(s, 0, "pass")
+    act(s, 1, "return", card=J)
+    assert s.money == [2, 2, 2]
+
+
+def test_ruling_12_an_actor_eliminated_by_a_caught_bluff_passes_play_to_the_next_living_seat() -> None:
+    s = table([[B, B], [H, J], [R, P], [M, J]])
+    give(s, 3, 5)
+    act(s, 0, "income")
+    act(s, 1, "income")
+    act(s, 2, "income")
+    act(s, 3, "scandal", target=0)  # seat 0 loses a Banker (automatic: a pair)
+    assert s.revealed[0] == [B]
+    act(s, 0, "mafia", target=1)  # a bluff
+    act(s, 3, "challenge")
+    assert not s.alive[0] and s.money[0] == 0
+    assert s.waiting_for() == [1]
+
+
+def test_ruling_5_pass_then_challenge_by_another_seat_in_any_order() -> None:
+    s = table([[B, M], [H, J], [R, P], [J, P]])
+    act(s, 0, "reporter")  # a bluff
+    act(s, 2, "pass")
+    act(s, 3, "challenge")
+    assert s.phase == "lose" and s.waiting_for() == [0]
+    assert s.view(1)["pending"]["passed"] == [2] and s.view(1)["pending"]["challenger"] == 3
