@@ -279,3 +279,13 @@ def test_every_conspiranoicos_action_has_words() -> None:
                 kinds.add(action["type"])
             state.apply(seat, rng.choice(state.legal_actions(seat)))
     assert {"play", "send", "keep", "place", "pass"} <= kinds
+
+
+def test_default_bot_is_one_the_game_can_seat() -> None:
+    from conflictology import bots
+    from conflictology.terminal.cli import default_bot
+
+    for name in games.names():
+        spec, note = default_bot(name)
+        bots.check(spec, games.get(name))  # raises if the game cannot seat it
+        assert (note is None) == (spec in (bots.DEFAULT_LEVEL, "heuristic"))
