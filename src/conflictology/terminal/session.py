@@ -107,17 +107,15 @@ class TerminalGame:
     def run(self) -> list[int] | None:
         """Play to the end; the winners, or None if the person left."""
         self.console.print(Rule(f"{self.game.title}: {len(self.names)} players"))
-        self.console.print(
-            f"You are [bold]seat {self.human}[/bold]. " + HELP
-        )
+        self.console.print(f"You are [bold]seat {self.human}[/bold]. " + HELP)
         for seat, bot in self.bots.items():
             self.console.print(f"  Seat {seat}: bot [bold]{escape(bot.name)}[/bold]")
         self.show_new_log()
         try:
             while self.step():
                 pass
-        except Quit:
-            self.console.print("[yellow]You left the game.[/yellow]")
+        except (Quit, KeyboardInterrupt):  # q, the end of the input, or Ctrl-C
+            self.console.print("\n[yellow]You left the game.[/yellow]")
             return None
         self.show_end()
         return self.state.winners()
@@ -170,7 +168,7 @@ class TerminalGame:
             if not 1 <= number <= len(legal):
                 shown = answer if answer else "nothing"
                 self.console.print(
-                    f"[red]Please type a number from 1 to {len(legal)}[/red] (you typed {escape(shown)!s}); "
+                    f"[red]Please type a number from 1 to {len(legal)}[/red] (you typed {escape(shown)}); "
                     "h for help."
                 )
                 continue
