@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
@@ -39,9 +38,10 @@ CHROMIUM_ARGS = [
 SCREENSHOT_DIR = os.environ.get("SCREENSHOT_DIR")
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
-    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+def launch_args(base: dict[str, Any]) -> dict[str, Any]:
+    """pytest-playwright's launch arguments with Debian's Chromium (its --browser-channel cannot
+    find it); test modules override ``browser_type_launch_args`` with this."""
+    return {**base, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 
 def free_port() -> int:
@@ -94,12 +94,6 @@ def run_server(db_dir: Path, bot_delay: float = 0.05) -> Iterator[WebServer]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-@pytest.fixture(scope="module")
-def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
-    with run_server(tmp_path_factory.mktemp("web")) as server:
-        yield server
 
 
 def shot(page: Page, name: str, tmp: Path | None = None) -> Path:

@@ -4,26 +4,40 @@ several browser contexts, against a real server (Playwright driving Debian's Chr
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from browser_helpers import (  # noqa: F401  (fixtures used by name)
+from playwright.sync_api import Browser, Page, expect
+
+from browser_helpers import (
     Seen,
     WebServer,
-    browser_type_launch_args,
     capitol_step,
     conspiranoicos_step,
     create_room,
     join_by_code,
     join_by_link,
+    launch_args,
     play_until_over,
+    run_server,
     shot,
     watch_errors,
-    web_server,
 )
-from playwright.sync_api import Browser, Page, expect
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    return launch_args(browser_type_launch_args)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    with run_server(tmp_path_factory.mktemp("web")) as running:
+        yield running
 
 LAPTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
@@ -34,8 +48,10 @@ def new_page(browser: Browser, **kwargs: object) -> Page:
     return ctx.new_page()
 
 
-def test_capitol_full_game_two_people_and_a_bot(browser: Browser, web_server: WebServer, tmp_path: Path) -> None:
-    base = web_server.url
+def test_capitol_full_game_two_people_and_a_bot(
+    browser: Browser, server: WebServer, tmp_path: Path
+) -> None:
+    base = server.url
     ana = new_page(browser, locale="en-US")
     ben = new_page(browser, locale="en-US")
     errors_ana, errors_ben = watch_errors(ana), watch_errors(ben)
@@ -100,8 +116,10 @@ def test_capitol_full_game_two_people_and_a_bot(browser: Browser, web_server: We
     assert errors_ana == [] and errors_ben == [], errors_ana + errors_ben
 
 
-def test_conspiranoicos_full_game_through_the_ui(browser: Browser, web_server: WebServer, tmp_path: Path) -> None:
-    base = web_server.url
+def test_conspiranoicos_full_game_through_the_ui(
+    browser: Browser, server: WebServer, tmp_path: Path
+) -> None:
+    base = server.url
     ana = new_page(browser)
     ben = new_page(browser)
     errors_ana, errors_ben = watch_errors(ana), watch_errors(ben)
@@ -143,8 +161,10 @@ def test_conspiranoicos_full_game_through_the_ui(browser: Browser, web_server: W
     assert errors_ana == [] and errors_ben == [], errors_ana + errors_ben
 
 
-def test_phone_layout_spanish_reconnect_and_spectator(browser: Browser, web_server: WebServer, tmp_path: Path) -> None:
-    base = web_server.url
+def test_phone_layout_spanish_reconnect_and_spectator(
+    browser: Browser, server: WebServer, tmp_path: Path
+) -> None:
+    base = server.url
     # A phone held upright, in Spanish (from the browser's language).
     phone = new_page(browser, viewport=PHONE, locale="es-ES", is_mobile=True, has_touch=True)
     errors = watch_errors(phone)
@@ -203,8 +223,8 @@ def test_phone_layout_spanish_reconnect_and_spectator(browser: Browser, web_serv
     assert errors == [], errors
 
 
-def test_i18n_files_have_the_same_keys(page: Page, web_server: WebServer) -> None:
-    page.goto(web_server.url + "/")
+def test_i18n_files_have_the_same_keys(page: Page, server: WebServer) -> None:
+    page.goto(server.url + "/")
     missing = page.evaluate(
         """async () => {
           const en = (await import('/i18n/en.js')).default;
@@ -218,10 +238,10 @@ def test_i18n_files_have_the_same_keys(page: Page, web_server: WebServer) -> Non
     assert missing == {"onlyEn": [], "onlyEs": []}
 
 
-def test_bad_code_and_errors_are_shown(page: Page, web_server: WebServer) -> None:
-    page.goto(web_server.url + "/?room=ZZZZZ")
+def test_bad_code_and_errors_are_shown(page: Page, server: WebServer) -> None:
+    page.goto(server.url + "/?room=ZZZZZ")
     expect(page.locator("main h2")).to_have_text("This room does not exist (any more).")
-    page.goto(web_server.url + "/")
+    page.goto(server.url + "/")
     page.fill("[data-k=join-code]", "QQQQQ")
     page.fill("[data-k=join-name]", "Eve")
     page.click("[data-k=join]")

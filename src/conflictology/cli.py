@@ -26,6 +26,7 @@ def _root() -> None:
 # Each area adds its own commands through a ``register(app)`` function, so the areas stay separate.
 _COMMAND_MODULES: list[str] = ["conflictology.bots.cli", "conflictology.terminal.cli"]
 _COMMAND_MODULES.append("conflictology.server.cli")
+_COMMAND_MODULES.append("conflictology.extension.cli")
 
 
 @app.command()

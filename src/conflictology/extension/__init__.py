@@ -107,7 +107,9 @@ def check_no_inline_scripts(directory: Path) -> None:
 # ---- icons: two tilted cards, drawn without an imaging library ------------------------------------
 
 
-def _inside_card(x: float, y: float, cx: float, cy: float, w: float, h: float, cos: float, sin: float) -> bool:
+def _inside_card(
+    x: float, y: float, cx: float, cy: float, w: float, h: float, cos: float, sin: float
+) -> bool:
     dx, dy = x - cx, y - cy
     u = dx * cos + dy * sin
     v = -dx * sin + dy * cos

@@ -13,7 +13,9 @@ def register(app: typer.Typer) -> None:
     def extension(
         server: Annotated[str, typer.Option("--server", help="the server's URL, e.g. https://play.example.org")],
         out: Annotated[Path, typer.Option("--out", help="directory for the unpacked extension")],
-        zip_: Annotated[bool, typer.Option("--zip/--no-zip", help="also write DIR.zip for the Chrome Web Store")] = True,
+        zip_: Annotated[
+            bool, typer.Option("--zip/--no-zip", help="also write DIR.zip for the Chrome Web Store")
+        ] = True,
     ) -> None:
         """Write an unpacked Manifest V3 extension (and a zip) whose popup plays on SERVER."""
         from conflictology.extension import build

@@ -2,7 +2,7 @@
 export default {
   meta: { short: 'EN', name: 'English' },
   common: {
-    seat: 'Seat {n}', you: 'you', youSubject: 'You', language: 'Language', home: 'Home', rules: 'Rules',
+    seat: 'Seat {n}', you: 'you', youSubject: 'You', youObject: 'you', language: 'Language', home: 'Home', rules: 'Rules',
     close: 'Close', cancel: 'Cancel', on: 'on', off: 'off', none: 'none', timeLeft: 'Time left',
     yourMove: 'Your move', log: 'Game log',
   },
@@ -85,6 +85,17 @@ export default {
       police_investigate: '{actor} claims the Police to investigate {target}',
       police_swap: '{actor} claims the Police to swap a card',
     },
+    doesYou: {
+      income: 'You take Income',
+      foreign_aid: 'You take Foreign Aid',
+      scandal: 'You launch a Scandal against {target}',
+      banker: 'You claim the Banker to take $3M',
+      mafia: 'You claim the Mafia to steal from {target}',
+      hacker: 'You claim the Hacker against {target}',
+      reporter: 'You claim the Reporter to exchange cards',
+      police_investigate: 'You claim the Police to investigate {target}',
+      police_swap: 'You claim the Police to swap a card',
+    },
     banner: {
       over: '{names} won the Capitol.',
       forcedScandal: 'You hold $10M or more: you must launch a Scandal.',
@@ -103,6 +114,7 @@ export default {
       waitingFor: 'Waiting for {names}.',
       turnOf: '{name}’s turn.',
       blockClaim: '{blocker} blocks {actor}, claiming the {card}',
+      blockClaimYou: 'You block {actor}, claiming the {card}',
     },
     phase: {
       challenge: 'Waiting for challenges: {names}.', block: 'Waiting for blocks: {names}.',
@@ -174,7 +186,7 @@ export default {
     specials: { abduction: 'Abduction', all_seeing_eye: 'All-Seeing Eye', gnome_revelation: 'Gnome Revelation' },
     value: 'value {n}', backOf: 'a card with a {faction} back', hidden: 'a face-down card',
     banner: {
-      over: '{names} won, {a} to {b}.',
+      over: '{names} won, {a} to {b}.', overYou: 'You won, {a} to {b}!', overShared: 'A shared victory, {a} to {b}.',
       play: 'Round {round}, challenge “{challenge}”: play a card.',
       playFinal: 'Final Challenge: play the card closest to its hidden value.',
       send: 'You won the round: pick a card and send it to the Pyramid or to your zone.',
@@ -200,7 +212,7 @@ export default {
     },
     middle: 'The table', finalChallenge: 'Final Challenge', round: 'Round {n} of 6',
     finalHidden: 'the Final Challenge, face down', finalRule: 'Closest to its value wins; its text is ignored.',
-    plays: 'This round', challengeCard: 'Challenge', roundWinner: '{name} won the round.', pyramid: 'Pyramid',
+    plays: 'This round', challengeCard: 'Challenge', roundWinner: '{name} won the round.', roundWinnerYou: 'You won the round.', pyramid: 'Pyramid',
     emptySlot: 'empty slot {n}', abductSlot: 'Swap the Abduction for slot {n}', gnomeSlot: 'Swap the Gnome Revelation for slot {n}',
     placed: 'a placed card', yourSide: 'Your side', drawLeft: '{n} in draw deck', points: '{n} points',
     hand: 'Hand', zone: 'Scoring zone', row: 'Row',

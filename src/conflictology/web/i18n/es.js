@@ -2,7 +2,7 @@
 export default {
   meta: { short: 'ES', name: 'Español' },
   common: {
-    seat: 'Asiento {n}', you: 'tú', youSubject: 'Tú', language: 'Idioma', home: 'Inicio', rules: 'Reglas',
+    seat: 'Asiento {n}', you: 'tú', youSubject: 'Tú', youObject: 'ti', language: 'Idioma', home: 'Inicio', rules: 'Reglas',
     close: 'Cerrar', cancel: 'Cancelar', on: 'sí', off: 'no', none: 'ninguno', timeLeft: 'Tiempo restante',
     yourMove: 'Tu jugada', log: 'Registro de la partida',
   },
@@ -85,6 +85,17 @@ export default {
       police_investigate: '{actor} declara la Policía para investigar a {target}',
       police_swap: '{actor} declara la Policía para cambiar una carta',
     },
+    doesYou: {
+      income: 'Tomas Ingreso',
+      foreign_aid: 'Tomas Ayuda Exterior',
+      scandal: 'Lanzas un Escándalo contra {target}',
+      banker: 'Declaras el Banquero para tomar 3 M$',
+      mafia: 'Declaras la Mafia para robar a {target}',
+      hacker: 'Declaras el Hacker contra {target}',
+      reporter: 'Declaras el Periodista para cambiar cartas',
+      police_investigate: 'Declaras la Policía para investigar a {target}',
+      police_swap: 'Declaras la Policía para cambiar una carta',
+    },
     banner: {
       over: '{names} ganó el Capitolio.',
       forcedScandal: 'Tienes 10 M$ o más: debes lanzar un Escándalo.',
@@ -103,6 +114,7 @@ export default {
       waitingFor: 'Esperando a {names}.',
       turnOf: 'Turno de {name}.',
       blockClaim: '{blocker} bloquea a {actor} declarando {card}',
+      blockClaimYou: 'Bloqueas a {actor} declarando {card}',
     },
     phase: {
       challenge: 'Esperando desafíos: {names}.', block: 'Esperando bloqueos: {names}.',
@@ -174,7 +186,7 @@ export default {
     specials: { abduction: 'Abducción', all_seeing_eye: 'Ojo que Todo lo Ve', gnome_revelation: 'Revelación Gnómica' },
     value: 'valor {n}', backOf: 'una carta con dorso de {faction}', hidden: 'una carta boca abajo',
     banner: {
-      over: 'Ganó {names}, {a} a {b}.',
+      over: 'Ganó {names}, {a} a {b}.', overYou: '¡Ganaste, {a} a {b}!', overShared: 'Victoria compartida, {a} a {b}.',
       play: 'Ronda {round}, desafío «{challenge}»: juega una carta.',
       playFinal: 'Desafío Final: juega la carta más cercana a su valor oculto.',
       send: 'Ganaste la ronda: elige una carta y envíala a la Pirámide o a tu zona.',
@@ -200,7 +212,7 @@ export default {
     },
     middle: 'La mesa', finalChallenge: 'Desafío Final', round: 'Ronda {n} de 6',
     finalHidden: 'el Desafío Final, boca abajo', finalRule: 'Gana el valor más cercano; su texto se ignora.',
-    plays: 'Esta ronda', challengeCard: 'Desafío', roundWinner: '{name} ganó la ronda.', pyramid: 'Pirámide',
+    plays: 'Esta ronda', challengeCard: 'Desafío', roundWinner: '{name} ganó la ronda.', roundWinnerYou: 'Ganaste la ronda.', pyramid: 'Pirámide',
     emptySlot: 'hueco vacío {n}', abductSlot: 'Cambiar la Abducción por el hueco {n}', gnomeSlot: 'Cambiar la Revelación Gnómica por el hueco {n}',
     placed: 'una carta colocada', yourSide: 'Tu lado', drawLeft: '{n} en el mazo de robo', points: '{n} puntos',
     hand: 'Mano', zone: 'Zona de puntuación', row: 'Fila',

@@ -21,16 +21,21 @@ function awaited(view, pending) {
   return Array.isArray(view.awaiting) ? view.awaiting : null;
 }
 
-function who(c, seat) {
-  if (seat === null || seat === undefined) return '';
-  return seat === c.you ? t('common.youSubject') : c.name(seat);
-}
-
 // "Ana claims the Banker to take $3M" — what the pending action is, in words.
 function describeAction(c, p) {
   if (!p || !p.action) return '';
-  const params = { actor: who(c, p.actor), target: who(c, p.target), claim: p.claim ? role(p.claim) : '' };
-  return t(`capitol.does.${p.action}`, params);
+  const params = { actor: c.name(p.actor), target: obj(c, p.target), claim: p.claim ? role(p.claim) : '' };
+  return t(`capitol.${p.actor === c.you ? 'doesYou' : 'does'}.${p.action}`, params);
+}
+
+// A seat as the object of a sentence ("against you").
+function obj(c, seat) {
+  if (seat === null || seat === undefined) return '';
+  return seat === c.you ? t('common.youObject') : c.name(seat);
+}
+
+function names(c, seats) {
+  return seats.map((s) => (s === c.you ? t('common.youObject') : c.name(s))).join(', ');
 }
 
 export function banner(c) {
@@ -40,8 +45,8 @@ export function banner(c) {
   const ty = types(legal);
   const phase = (p && p.phase) || v.phase || 'turn';
   if (Array.isArray(v.winners) && v.winners.length && !legal.length) {
-    const names = v.winners.map((s) => who(c, s)).join(' & ');
-    return { tone: 'over', text: t('capitol.banner.over', { names }) };
+    const winners = v.winners.map((s) => c.name(s)).join(' & ');
+    return { tone: 'over', text: v.winners.includes(c.you) ? t('end.youWin') : t('capitol.banner.over', { names: winners }) };
   }
   if (legal.length) {
     if (TURN_ACTIONS.some((a) => ty.has(a))) {
@@ -51,7 +56,7 @@ export function banner(c) {
     if (ty.has('lose')) {
       return { tone: 'threat', text: t('capitol.banner.lose', { why: p && p.action ? `(${describeAction(c, p)})` : '' }) };
     }
-    if (ty.has('show')) return { tone: 'threat', text: t('capitol.banner.show', { actor: who(c, p && p.actor) }) };
+    if (ty.has('show')) return { tone: 'threat', text: t('capitol.banner.show', { actor: c.name(p && p.actor) }) };
     if (ty.has('return')) return { tone: 'decision', text: t('capitol.banner.return') };
     if (ty.has('keep')) {
       const n = legal.find((a) => a.type === 'keep').cards.length;
@@ -59,12 +64,12 @@ export function banner(c) {
     }
     if (ty.has('let_keep') || ty.has('force_redraw')) {
       const shown = shownCard(v);
-      return { tone: 'decision', text: t('capitol.banner.investigate', { target: who(c, p && p.target), card: shown ? role(shown) : '?' }) };
+      return { tone: 'decision', text: t('capitol.banner.investigate', { target: c.name(p && p.target), card: shown ? role(shown) : '?' }) };
     }
     if (phase === 'block_challenge') {
       const mine = p.actor === c.you;
       const text = t(mine ? 'capitol.banner.blockedYou' : 'capitol.banner.blockOther', {
-        blocker: who(c, p.blocker), actor: who(c, p.actor), card: role(p.block_claim),
+        blocker: c.name(p.blocker), actor: c.name(p.actor), card: role(p.block_claim),
       });
       return { tone: mine ? 'threat' : 'decision', text };
     }
@@ -78,15 +83,16 @@ export function banner(c) {
   }
   // Not our decision: say who is awaited and why.
   const waiting = awaited(v, p) || (v.turn !== undefined && v.turn !== null ? [v.turn] : []);
-  const names = waiting.map((s) => who(c, s)).join(', ');
+  const awaitedNames = names(c, waiting);
   if (p && p.action) {
-    const what = phase === 'block_challenge' || (phase === 'block' && p.blocker !== null)
-      ? t('capitol.banner.blockClaim', { blocker: who(c, p.blocker), card: role(p.block_claim), actor: who(c, p.actor) })
+    const what = phase === 'block_challenge'
+      ? t(p.blocker === c.you ? 'capitol.banner.blockClaimYou' : 'capitol.banner.blockClaim',
+        { blocker: c.name(p.blocker), card: role(p.block_claim), actor: obj(c, p.actor) })
       : describeAction(c, p);
-    const step = t(`capitol.phase.${phase}`, { names });
+    const step = t(`capitol.phase.${phase}`, { names: awaitedNames });
     return { tone: 'wait', text: `${what}. ${step}` };
   }
-  return { tone: 'wait', text: t('capitol.banner.turnOf', { name: who(c, v.turn) }) };
+  return { tone: 'wait', text: t('capitol.banner.turnOf', { name: c.name(v.turn) }) };
 }
 
 function shownCard(v) {

@@ -51,11 +51,6 @@ function item(x, opts) {
   return /^[GIAR]$/.test(x) ? back(x, opts) : face(x, opts);
 }
 
-function who(c, seat) {
-  if (seat === null || seat === undefined) return '';
-  return seat === c.you ? t('common.youSubject') : c.name(seat);
-}
-
 function types(legal) { return new Set(legal.map((a) => a.type)); }
 
 function other(c) {
@@ -68,8 +63,14 @@ export function banner(c) {
   catalogue(v);
   const ty = types(c.legal);
   if (Array.isArray(v.scores) && v.scores.length && !c.legal.length) {
-    const names = (v.winners || []).map((s) => who(c, s)).join(' & ');
-    return { tone: 'over', text: t('conspiranoicos.banner.over', { names, a: v.scores[0], b: v.scores[1] }) };
+    const winners = v.winners || [];
+    const me = c.you !== null && c.you !== undefined ? c.you : -1;
+    if (me >= 0 && winners.includes(me)) {
+      return { tone: 'over', text: t(winners.length > 1 ? 'conspiranoicos.banner.overShared' : 'conspiranoicos.banner.overYou',
+        { a: v.scores[me], b: v.scores[1 - me] }) };
+    }
+    const names = winners.map((s) => c.name(s)).join(' & ');
+    return { tone: 'over', text: t('conspiranoicos.banner.over', { names, a: Math.max(...v.scores), b: Math.min(...v.scores) }) };
   }
   if (ty.has('play')) {
     const ch = v.challenge ? challengeText(cardInfo(v.challenge).challenge) : null;
@@ -77,7 +78,7 @@ export function banner(c) {
       : t('conspiranoicos.banner.play', { round: v.round, challenge: ch }) };
   }
   if (ty.has('send')) return { tone: 'decision', text: t('conspiranoicos.banner.send') };
-  if (ty.has('keep')) return { tone: 'threat', text: t('conspiranoicos.banner.keep', { winner: who(c, other(c)) }) };
+  if (ty.has('keep')) return { tone: 'threat', text: t('conspiranoicos.banner.keep', { winner: c.name(other(c)) }) };
   if (ty.has('abduct')) return { tone: 'decision', text: t('conspiranoicos.banner.abduct') };
   if (ty.has('reveal_gnome')) return { tone: 'decision', text: t('conspiranoicos.banner.gnome') };
   if (ty.has('place')) {
@@ -94,7 +95,7 @@ export function banner(c) {
   if (phase && has(`conspiranoicos.phases.${phase}`)) {
     return { tone: 'wait', text: t(`conspiranoicos.phases.${phase}`, { name: c.name(other(c)) }) };
   }
-  return { tone: 'wait', text: t('conspiranoicos.banner.waiting', { name: who(c, other(c)) }) };
+  return { tone: 'wait', text: t('conspiranoicos.banner.waiting', { name: c.name(other(c)) }) };
 }
 
 // ---- the table --------------------------------------------------------------------------------------
@@ -164,7 +165,8 @@ function tableArea(c) {
     h('h3', null, t('conspiranoicos.plays')),
     h('div', { class: 'plays' }, slots),
     table.winner !== null && table.winner !== undefined
-      ? h('p', { class: 'small winner-line' }, t('conspiranoicos.roundWinner', { name: who(c, table.winner) }),
+      ? h('p', { class: 'small winner-line' }, table.winner === c.you ? t('conspiranoicos.roundWinnerYou')
+        : t('conspiranoicos.roundWinner', { name: c.name(table.winner) }),
         table.decided_by ? ` (${t(`conspiranoicos.by.${table.decided_by}`)})` : '') : null,
     moves.length ? h('ul', { class: 'moves small muted' }, moves) : null);
 }
