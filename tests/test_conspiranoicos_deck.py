@@ -191,3 +191,20 @@ def test_default_options_and_their_view() -> None:
     state = GAME.new_game(2, seed=1, options={"face_up_slots": [6, 4]})
     assert state.view(None)["options"]["face_up_slots"] == [4, 6]
     assert GAME.action_table.size == 18 + 36 + 18 + 6 + 6 + 1 + 18
+
+
+def test_the_rules_doc_deck_table_matches_the_bundled_deck() -> None:
+    doc = Path(__file__).resolve().parents[1] / "docs" / "rules" / "conspiranoicos.md"
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in doc.read_text("utf-8").splitlines()
+        if line.startswith("| ") and len(line.split("|")) == 7
+    ]
+    table = {r[0]: r[1:] for r in rows if r[0] in DEFAULT.index}
+    assert len(table) == 18
+    for card in DEFAULT.cards:
+        value, front, back, challenge = table[card.id]
+        assert int(value) == card.value
+        assert front.split() == (list(card.front) or ["—"])
+        assert back == card.back
+        assert challenge == card.challenge_text
