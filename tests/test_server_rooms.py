@@ -248,6 +248,7 @@ def test_lobby_messages_follow_every_change(server: Server) -> None:
     spectator = Player(server, table.code, None, None)
     first = host.next()
     assert first["type"] == "lobby" and first["room"]["seats"][0]["connected"] is True
+    assert first["you"] == 0 and spectator.next()["you"] is None
     with server.http() as http:
         http.post(f"/api/rooms/{table.code}/join", json={"name": "Cy"})
     msg = host.wait_for(lambda m: m["type"] == "lobby" and len(m["room"]["seats"]) == 2)

@@ -483,7 +483,8 @@ class Room:
 
     def message_for(self, seat: int | None, connected: set[int]) -> dict[str, Any]:
         if self.status is RoomStatus.LOBBY or self.state is None:
-            return {"type": "lobby", "room": self.info(connected)}
+            # "you": the receiver's seat (None for a spectator); seats renumber when someone leaves.
+            return {"type": "lobby", "room": self.info(connected), "you": seat}
         state = self.state
         view = state.view(seat)
         legal = state.legal_actions(seat) if seat is not None and not self.seats[seat].left else []

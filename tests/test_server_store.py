@@ -1,0 +1,109 @@
+"""The SQLAlchemy store: room snapshots and the archive, on SQLite (the embedded default) and on
+PostgreSQL (POSTGRES_URL, or the local trust-auth server when one answers)."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conflictology.server.config import ServerConfig, default_db_url
+from conflictology.server.store import Store
+from server_helpers import Player, make_table, play_randomly, start, thread_server
+
+LOCAL_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def postgres_url() -> str | None:
+    url = os.environ.get("POSTGRES_URL")
+    if url:
+        return url
+    try:
+        import psycopg
+
+        psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", connect_timeout=2).close()
+    except Exception:
+        return None
+    return LOCAL_POSTGRES
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.sqlite3'}"
+        return
+    url = postgres_url()
+    if url is None:
+        pytest.skip("no PostgreSQL server (set POSTGRES_URL)")
+    yield url
+
+
+def snapshot(code: str, version: int) -> dict[str, object]:
+    return {"code": code, "version": version, "status": "lobby", "updated": time.time(), "seats": [version]}
+
+
+def test_snapshots_are_saved_replaced_and_deleted(store_url: str) -> None:
+    store = Store(store_url)
+    code = uuid.uuid4().hex[:8].upper()
+    try:
+        store.save_room(snapshot(code, 1))
+        store.save_room(snapshot(code, 2))
+        mine = [s for s in store.load_rooms() if s["code"] == code]
+        assert len(mine) == 1 and mine[0]["version"] == 2 and mine[0]["seats"] == [2]
+        game_id = uuid.uuid4().hex
+        record = {"id": game_id, "room": code, "game": "capitol", "finished": time.time(), "actions": [1, 2]}
+        store.archive(record)
+        store.archive({**record, "actions": []})  # archiving twice keeps the first
+        assert store.get_game(game_id) == record
+        assert game_id in [g["id"] for g in store.recent_games(1000)]
+        store.delete_room(code)
+        assert not [s for s in store.load_rooms() if s["code"] == code]
+        assert store.get_game("nope") is None
+    finally:
+        store.delete_room(code)
+        store.close()
+
+
+@pytest.mark.postgres
+def test_a_server_on_postgresql_plays_and_restores(tmp_path: Path) -> None:
+    url = postgres_url()
+    if url is None:
+        pytest.skip("no PostgreSQL server (set POSTGRES_URL)")
+    with thread_server(tmp_path, db_url=url) as srv:
+        table = make_table(srv, "capitol", humans=2, bots=1, level="random", settings={"timers": False})
+        players = [Player(srv, table.code, table.tokens[i], i) for i in range(2)]
+        start(table)
+        play_randomly(players, stop_after=2)
+        with srv.http() as http:
+            before = http.get(f"/api/rooms/{table.code}").json()
+        for p in players:
+            p.close()
+    with thread_server(tmp_path, db_url=url) as srv:
+        with srv.http() as http:
+            after = http.get(f"/api/rooms/{table.code}").json()
+        assert after["game_id"] == before["game_id"] and after["status"] == before["status"]
+        players = [Player(srv, table.code, table.tokens[i], i) for i in range(2)]
+        play_randomly(players, seed=5)
+        with srv.http() as http:
+            assert http.get(f"/api/games/{before['game_id']}").json()["status"] == "over"
+        for p in players:
+            p.close()
+    store = Store(url)
+    store.delete_room(table.code)
+    store.close()
+
+
+def test_the_default_database_is_a_sqlite_file_in_the_user_data_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    url = default_db_url()
+    assert url.startswith("sqlite:///") and url.endswith("conflictology.sqlite3")
+    assert str(tmp_path) in url
+    assert ServerConfig().resolved_db_url() == url
+    assert ServerConfig(db_url="sqlite:///x.db").resolved_db_url() == "sqlite:///x.db"
