@@ -475,3 +475,138 @@ def test_illegal_actions_say_why_and_change_nothing() -> None:
         with pytest.raises(IllegalAction, match=message):
             state.apply(seat, action)
         assert state.to_json() == before
+
+
+# ---------------------------------------------------------------- a whole game, move by move
+GOLDEN_DECK = [
+    *["I2", "R3", "AR4", "EYE", "I6", "A7"],  # seat 0's draw deck, in the order it plays them
+    *["A1", "G6", "GNOME", "R4", "ABDUCTION", "GR5"],  # seat 1's
+    *["I7", "GA4", "AI3", "G0", "R0"],  # the challenge deck
+    "GI2",  # the Final Challenge
+]
+GOLDEN_MOVES: list[tuple[int, str, dict[str, Any]]] = [
+    (0, "play", {"card": "I2"}),
+    (1, "play", {"card": "A1"}),  # I7: even value
+    (0, "send", {"card": "I7", "to": "pyramid"}),
+    (1, "keep", {"card": "A1"}),
+    (1, "play", {"card": "G6"}),
+    (0, "play", {"card": "R3"}),  # GA4: shows R
+    (0, "send", {"card": "GA4", "to": "pyramid"}),
+    (1, "keep", {"card": "G6"}),
+    (0, "play", {"card": "AR4"}),
+    (1, "play", {"card": "GNOME"}),  # AI3: odd value
+    (1, "send", {"card": "GNOME", "to": "zone"}),
+    (0, "keep", {"card": "AR4"}),
+    (0, "play", {"card": "EYE"}),
+    (1, "play", {"card": "R4"}),  # G0: highest value
+    (1, "send", {"card": "R4", "to": "zone"}),
+    (0, "keep", {"card": "EYE"}),
+    (0, "play", {"card": "I6"}),
+    (1, "play", {"card": "ABDUCTION"}),  # R0: shows I
+    (0, "send", {"card": "R0", "to": "pyramid"}),
+    (1, "keep", {"card": "ABDUCTION"}),
+    (0, "play", {"card": "A7"}),
+    (1, "play", {"card": "GR5"}),  # the Final Challenge: GI2 (2)
+    (1, "send", {"card": "GR5", "to": "pyramid"}),
+    (0, "keep", {"card": "A7"}),
+    (1, "pass", {}),
+    (1, "pass", {}),  # seat 1 holds Abduction and the Gnome Revelation
+    *[(0, "place", {"card": c}) for c in ["I2", "R3", "EYE", "AR4", "I6", "A7"]],
+    *[(1, "place", {"card": c}) for c in ["G6", "ABDUCTION", "R4", "A1", "GNOME", "GI2"]],
+]
+GOLDEN_LOG = [
+    "Each player draws two cards from their own draw deck.",
+    "Round 1: the challenge card is I7 (Even value, value 7).",
+    "Seat 0 submits a card (back I).",
+    "Seat 1 submits a card (back A).",
+    "Revealed: Seat 0 plays I2, Seat 1 plays A1.",
+    "Seat 0 wins the round: Even value: only I2 meets it.",
+    "Seat 0 sends I7 to the Pyramid (slot 1).",
+    "Seat 1 keeps A1 in their zone.",
+    "The last card, I2, goes to Seat 0's zone.",
+    "Seat 0 draws a card (back R).",
+    "Seat 1 draws a card (back G).",
+    "Round 2: the challenge card is GA4 (Shows Reptilians (R), value 4).",
+    "Seat 1 submits a card (back G).",
+    "Seat 0 submits a card (back R).",
+    "Revealed: Seat 0 plays R3, Seat 1 plays G6.",
+    "Seat 0 wins the round: Shows Reptilians (R): only R3 meets it.",
+    "Seat 0 sends GA4 to the Pyramid (slot 2).",
+    "Seat 1 keeps G6 in their zone.",
+    "The last card, R3, goes to Seat 0's zone.",
+    "Seat 0 draws a card (back I).",
+    "Seat 1 draws a card (back G).",
+    "Round 3: the challenge card is AI3 (Odd value, value 3).",
+    "Seat 0 submits a card (back R).",
+    "Seat 1 submits a card (back G).",
+    "Revealed: Seat 0 plays AR4, Seat 1 plays GNOME.",
+    "Seat 1 wins the round: Odd value: only GNOME meets it.",
+    "Seat 1 sends GNOME to their zone.",
+    "Seat 0 keeps AR4 in their zone.",
+    "The last card, AI3, goes to the Pyramid (slot 3).",
+    "Seat 0 draws a card (back I).",
+    "Seat 1 draws a card (back A).",
+    "Round 4: the challenge card is G0 (Highest value, value 0).",
+    "Seat 0 submits a card (back I).",
+    "Seat 1 submits a card (back G).",
+    "Revealed: Seat 0 plays EYE, Seat 1 plays R4.",
+    "Seat 1 wins the round: Highest value (3 against 4).",
+    "Seat 1 sends R4 to their zone.",
+    "Seat 0 keeps EYE in their zone.",
+    "The last card, G0, goes to the Pyramid (slot 4).",
+    "Seat 0 draws a card (back A).",
+    "Seat 1 draws a card (back R).",
+    "Round 5: the challenge card is R0 (Shows Illuminati (I), value 0).",
+    "Seat 0 submits a card (back I).",
+    "Seat 1 submits a card (back A).",
+    "Revealed: Seat 0 plays I6, Seat 1 plays ABDUCTION.",
+    "Seat 0 wins the round: Shows Illuminati (I): only I6 meets it.",
+    "Seat 0 sends R0 to the Pyramid (slot 5).",
+    "Seat 1 keeps ABDUCTION in their zone.",
+    "The last card, I6, goes to Seat 0's zone.",
+    "Round 6: the Final Challenge, face down; the value closest to it wins.",
+    "Seat 0 submits a card (back A).",
+    "Seat 1 submits a card (back R).",
+    "Revealed: Seat 0 plays A7, Seat 1 plays GR5; the Final Challenge is GI2 (value 2).",
+    "Seat 1 wins the round: GR5 is closer to 2 (3 against 5). They score the Final Challenge point.",
+    "Seat 1 sends GR5 to the Pyramid (slot 6).",
+    "Seat 0 keeps A7 in their zone.",
+    "The last card, GI2, goes to Seat 1's zone.",
+    "Sort Evidence: each player takes the cards of their zone into hand; "
+    "Pyramid slot(s) 4, 5, 6 turn face up (G0, R0, GR5).",
+    "Seat 1 does not use Abduction.",
+    "Seat 1 does not use Gnome Revelation.",
+    "Seat 0 places a card in their row (1).",
+    "Seat 0 places a card in their row (2).",
+    "Seat 0 places a card in their row (3).",
+    "Seat 0 places a card in their row (4).",
+    "Seat 0 places a card in their row (5).",
+    "Seat 0 places a card in their row (6).",
+    "Seat 1 places a card in their row (1).",
+    "Seat 1 places a card in their row (2).",
+    "Seat 1 places a card in their row (3).",
+    "Seat 1 places a card in their row (4).",
+    "Seat 1 places a card in their row (5).",
+    "Seat 1 places a card in their row (6).",
+    "Both rows are revealed: Seat 0: I2 R3 EYE AR4 I6 A7; Seat 1: G6 ABDUCTION R4 A1 GNOME GI2.",
+    "Scores: Seat 0 12, Seat 1 2. Seat 0 wins (on points).",
+]
+
+
+def test_a_whole_game_replayed_move_by_move_gives_the_recorded_log() -> None:
+    """The rulings' worked example, reached by playing: Pyramid I7 GA4 AI3 G0 R0 GR5, rows scoring
+    12 and 2, seat 1 winning the Final Challenge. The public log is the recorded one, line by line."""
+    state = new(GOLDEN_DECK, seed=11)
+    for seat, kind, fields in GOLDEN_MOVES:
+        act(state, seat, kind, **fields)
+    view = state.view(None)
+    assert [e["text"] for e in view["log"]] == GOLDEN_LOG
+    assert [slot["seen"] for slot in view["pyramid"]] == ["I7", "GA4", "AI3", "G0", "R0", "GR5"]
+    assert view["final_winner"] == 1
+    assert state.scores() == [12, 2] and state.winners() == [0]
+    # The same moves on a fresh game, saved and reloaded at every step, end in the same place.
+    replay = new(GOLDEN_DECK, seed=11)
+    for seat, kind, fields in GOLDEN_MOVES:
+        replay = GAME.from_json(replay.to_json())
+        act(replay, seat, kind, **fields)
+    assert replay.to_json() == state.to_json()
