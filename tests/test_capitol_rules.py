@@ -861,3 +861,40 @@ def test_ruling_5_pass_then_challenge_by_another_seat_in_any_order() -> None:
     act(s, 3, "challenge")
     assert s.phase == "lose" and s.waiting_for() == [0]
     assert s.view(1)["pending"]["passed"] == [2] and s.view(1)["pending"]["challenger"] == 3
+
+
+def test_golden_scripted_game_log() -> None:
+    """A whole two-player game on a stacked deck, checked against its full public log."""
+    s = table([[B, M], [H, J]])
+    act(s, 0, "banker")
+    act(s, 1, "pass")
+    act(s, 1, "foreign_aid")
+    act(s, 0, "block", card=B)
+    act(s, 1, "challenge")
+    act(s, 1, "lose", card=H)
+    act(s, 0, "mafia", target=1)
+    act(s, 1, "pass")
+    act(s, 1, "income")
+    act(s, 0, "scandal", target=1)
+    assert s.winners() == [0]
+    assert [e["text"] for e in s.view(None)["log"]] == [
+        "Seat 0 plays first.",
+        "Seat 0 claims Banker to take $3M from the Treasury.",
+        "Seat 0 takes $3M from the Treasury.",
+        "Seat 1 asks for Foreign Aid.",
+        "Seat 0 blocks Seat 1, claiming Banker.",
+        "Seat 1 challenges Seat 0's claim of Banker.",
+        "Seat 0 reveals Banker: the challenge fails.",
+        "The block by Seat 0 stands: Seat 1's action is not executed.",
+        "Seat 1 loses an influence: Hacker is turned face up.",
+        "Seat 0 shuffles the revealed Banker into the deck and draws a new card.",
+        "Seat 0 claims Mafia to steal from Seat 1.",
+        "Seat 0 steals $2M from Seat 1.",
+        "Seat 1 takes Income.",
+        "Seat 1 takes $1M from the Treasury.",
+        "Seat 0 pays $7M to launch a Scandal against Seat 1.",
+        "Seat 1 loses an influence: Judge is turned face up.",
+        "Seat 1 has no influence left and is out; $1M return to the Treasury.",
+        "Seat 0 wins.",
+    ]
+    assert s.money == [0, 0] and s.treasury == 50

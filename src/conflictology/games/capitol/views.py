@@ -4,6 +4,24 @@ A view carries every public fact needed to rebuild the state (``Game.determinize
 phase with who already passed, the queued losses and what follows them. Secrets stay with their
 owner: the cards an exchange is choosing from go to that player only, the card shown to the Police
 player goes to that player and to the one who showed it.
+
+A view: ``game``, ``you``, ``turn`` (the acting seat), ``phase`` (see ``state.PHASES``), ``awaiting``
+(``waiting_for``), ``treasury``, ``deck`` (cards in it), ``players`` (``seat``, ``money``, ``hidden``:
+your roles or another's count, ``revealed``, ``alive``), ``options``, ``pending``, ``log``, ``known``
+(for a seat: ``[{"seat", "card"}]``, what it saw as Police and still knows) and ``winners`` when over.
+
+``pending`` is ``None`` while the actor chooses and after the end; otherwise ``phase``, ``actor``,
+``action``, ``target``, ``claim`` (the role the action claims), ``challenger``, ``blocker``,
+``block_claim``, ``block_challenger``, ``awaiting``, ``passed`` (who passed in the current window),
+``losses`` (seats still to lose an influence, the first one now), ``then`` (what follows the losses:
+``end_turn``, ``continue``, ``resolve``), ``reveal`` (``{"seat", "card"}``: a card revealed to win a
+challenge, replaced once the losses are taken); in an exchange ``keep`` (and for the actor ``hand`` and
+``drawn``); in an investigation ``shown`` for the Police player and the target.
+
+Log entries have a ``type`` (``start``, ``action``, ``challenge``, ``reveal``, ``replace``, ``bluff``,
+``block``, ``blocked``, ``return``, ``lose``, ``eliminated``, ``gain``, ``steal``, ``no_effect``,
+``draw``, ``exchange``, ``show``, ``let_keep``, ``force_redraw``, ``win``), fields (seats as ints,
+roles, amounts in $M) and ``text`` in English.
 """
 
 from __future__ import annotations
