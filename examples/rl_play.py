@@ -75,11 +75,11 @@ def main() -> None:
         players = min(max(args.players, game.min_players), game.max_players)
         print(f"{game.title}: {players} players, {args.games} games per match-up")
         rates, secs = play(name, players, args.games, args.seed, None)
-        print(f"  random everywhere       seat 0 wins {rates[0]:6.1%}   (fair share {1 / players:.1%})"
+        print(f"  random everywhere       one seat wins {rates[0]:6.1%}   (fair share {1 / players:.1%})"
               f"   {args.games / secs:6.0f} games/s")
         bot = pick_bot(name, args.bot)
         rates, secs = play(name, players, args.games, args.seed, bot)
-        print(f"  {bot:<22}  wins {rates[0]:6.1%}   against random opponents"
+        print(f"  {bot:<22}  wins     {rates[0]:6.1%}   against random opponents"
               f"   {args.games / secs:6.0f} games/s")
 
 
