@@ -85,3 +85,19 @@ def test_clocks_and_bots_resume_after_a_restart_with_nobody_connected(tmp_path: 
         assert {a["by"] for a in record["actions"]} == {"timeout", "bot"}
     finally:
         second.stop()
+
+
+def test_tokens_never_reach_the_server_log(tmp_path: Path) -> None:
+    proc = ServerProcess(f"sqlite:///{tmp_path / 'log.sqlite3'}", None, "--log-level", "info")
+    try:
+        table = make_table(proc.server, "capitol", humans=2)
+        p = Player(proc.server, table.code, table.tokens[1], 1)
+        assert p.next()["type"] == "lobby"
+        p.close()
+        time.sleep(0.3)
+    finally:
+        proc.stop()
+    assert proc.proc.stderr is not None
+    log = proc.proc.stderr.read().decode()
+    assert f"/ws/{table.code}" in log and "token=***" in log
+    assert all(token not in log for token in table.tokens.values())

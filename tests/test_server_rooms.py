@@ -293,3 +293,28 @@ def test_join_link_serves_the_client(server: Server) -> None:
     r2 = httpx.get(f"{server.url}/?room={table.code}")
     assert r2.status_code == 200 and r2.text == r.text
     assert start is not None
+
+
+def test_streamed_bodies_and_connections_per_room_are_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    register_toy(monkeypatch)
+    with thread_server(tmp_path, max_body_bytes=2000, max_connections_per_room=3) as srv:
+        table = make_table(srv, "toy", humans=1)
+
+        def chunks() -> Iterator[bytes]:
+            yield b'{"name": "'
+            for _ in range(100):
+                yield b"x" * 100
+            yield b'"}'
+
+        with srv.http() as http:
+            r = http.post(f"/api/rooms/{table.code}/join", content=chunks())
+            assert r.status_code == 413 and r.json()["code"] == "too_large"
+            assert len(http.get(f"/api/rooms/{table.code}").json()["seats"]) == 1
+        watchers = [Player(srv, table.code, None, None) for _ in range(3)]
+        with pytest.raises(InvalidStatus) as refused:
+            Player(srv, table.code, None, None)
+        assert refused.value.response.status_code == 429
+        for w in watchers:
+            w.close()

@@ -135,9 +135,15 @@ class Api:
         self.hub = hub
 
     async def _body(self, request: Request, kind: type[Any]) -> Any:
-        data = await request.body()
-        if len(data) > self.config.max_body_bytes:
-            raise RoomError(413, "too_large", f"bodies are limited to {self.config.max_body_bytes} bytes")
+        # Read the stream ourselves so a body without Content-Length cannot grow without bound.
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self.config.max_body_bytes:
+                raise RoomError(413, "too_large", f"bodies are limited to {self.config.max_body_bytes} bytes")
+            chunks.append(chunk)
+        data = b"".join(chunks)
         try:
             return protocol.decode_body(data, kind)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
@@ -345,6 +351,9 @@ class Api:
             seat_id = room.seats[idx].id
         elif not room.settings.spectators:
             await _deny_websocket(scope, receive, send, 403, "no_spectators", "this room has no spectators")
+            return
+        if len(self.hub.connections.get(code, ())) >= self.config.max_connections_per_room:
+            await _deny_websocket(scope, receive, send, 429, "too_many", "this room has too many connections")
             return
         await websocket.accept()
         conn = Connection(websocket, code, seat_id, self.config)

@@ -3,9 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 from typing import Annotated
 
 import typer
+
+_TOKEN_RE = re.compile(r"(token=)[^&\s\"']+")
+
+
+class RedactTokens(logging.Filter):
+    """Access logs print WebSocket URLs, and a player's token travels in the query string: the
+    log keeps the request but never the secret."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple(_TOKEN_RE.sub(r"\1***", a) if isinstance(a, str) else a for a in record.args)
+        if isinstance(record.msg, str):
+            record.msg = _TOKEN_RE.sub(r"\1***", record.msg)
+        return True
+
+
+def _safe_url(url: str) -> str:
+    """A database URL without its password, for printing."""
+    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
 
 
 def register(app: typer.Typer) -> None:
@@ -47,7 +68,11 @@ def register(app: typer.Typer) -> None:
             allow_origins=list(allow_origin or []),
             grace_seconds=grace,
         )
-        typer.echo(f"Conflictology on http://{host}:{port}/  (database: {config.resolved_db_url()})")
+        for name in ("uvicorn.access", "uvicorn.error"):
+            logging.getLogger(name).addFilter(RedactTokens())
+        typer.echo(
+            f"Conflictology on http://{host}:{port}/  (database: {_safe_url(config.resolved_db_url())})"
+        )
         uvicorn.run(
             create_app(config),
             host=host,

@@ -39,6 +39,8 @@ class ServerConfig:
     ws_rate_burst: float = 60.0
     http_rate_per_second: float = 20.0
     http_rate_burst: float = 200.0
+    # Sockets one room accepts (players' tabs and spectators together).
+    max_connections_per_room: int = 200
     # Messages a slow connection may have queued before it is dropped.
     max_queue: int = 1000
     web_dir: Path = WEB_DIR
