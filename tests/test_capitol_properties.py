@@ -62,6 +62,12 @@ def play(state: CapitolState, rng: Rng) -> int:
             # Face-up cards stay face up, in order.
             assert state.revealed[s][: len(revealed_before[s])] == revealed_before[s]
         check_invariants(state)
+        if decisions % 7 == 0:
+            copy = GAME.from_json(state.to_json())
+            assert copy.to_json() == state.to_json()
+            assert [copy.view(s) for s in (*range(state.num_players), None)] == [
+                state.view(s) for s in (*range(state.num_players), None)
+            ]
         assert decisions < MAX_DECISIONS, "every game ends"
     return decisions
 
