@@ -318,3 +318,23 @@ def test_streamed_bodies_and_connections_per_room_are_capped(
         assert refused.value.response.status_code == 429
         for w in watchers:
             w.close()
+
+
+def test_rooms_without_spectators_refuse_tokenless_sockets(server: Server) -> None:
+    table = make_table(server, "toy", humans=1, settings={"spectators": False})
+    with pytest.raises(InvalidStatus) as refused:
+        Player(server, table.code, None, None)
+    assert refused.value.response.status_code == 403
+    p = Player(server, table.code, table.host_token, 0)
+    assert p.next()["type"] == "lobby"
+    p.close()
+
+
+def test_serve_refuses_redis_for_now() -> None:
+    from typer.testing import CliRunner
+
+    from conflictology.cli import app
+
+    result = CliRunner().invoke(app, ["serve", "--redis", "redis://127.0.0.1:6379"])
+    assert result.exit_code == 2
+    assert "not yet supported" in result.output

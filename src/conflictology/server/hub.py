@@ -277,7 +277,8 @@ class Hub:
             if key[6:] not in want:
                 self._cancel(code, key)
         for seat_id in want:
-            if f"grace:{seat_id}" not in tasks:
+            entry = tasks.get(f"grace:{seat_id}")
+            if entry is None or entry[0].done():
                 self._start_task(code, f"grace:{seat_id}", self._grace(code, seat_id))
 
     def _bot_delay(self, room: Room) -> float:
