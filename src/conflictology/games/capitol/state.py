@@ -16,7 +16,10 @@ and random playouts stay fast. Every decision the game awaits is one *phase*:
 
 Losses are queued (``losses``) because one answer can cost two influences (ruling 11); ``then`` says
 what follows once the queue is empty: end the turn, continue the action (block window, then
-resolution), or resolve it.
+resolution), or resolve it. A card revealed to win a challenge (``reveal_seat``/``reveal_card``) stays
+in its owner's hand until the challenger's loss is taken, then is shuffled back and replaced: the
+rulebook's order ("YOU lose an influence card. The challenged player then returns their revealed
+card"), which wins over ruling 9's.
 """
 
 from __future__ import annotations
@@ -389,13 +392,10 @@ class CapitolState(GameState):
             self.log.append(("reveal", actor, claim))
             self.reveal_seat = actor
             self.reveal_card = claim
-            if self.action == "hacker" and seat == self.target:
-                # Ruling 11 (the book's Hacker text): the challenge, then the hack; no Judge window.
-                self.losses = [seat]
-                self.then = THEN_RESOLVE
-            else:
-                self.losses = [seat]
-                self.then = THEN_CONTINUE
+            self.losses = [seat]
+            # Ruling 11 (the book's Hacker text): a target who challenged a true Hacker loses the
+            # challenge, then the hack, with no Judge window; anyone else goes on to the block window.
+            self.then = THEN_RESOLVE if self.action == "hacker" and seat == self.target else THEN_CONTINUE
         else:
             self.log.append(("bluff", actor, claim))
             self.losses = [actor]
