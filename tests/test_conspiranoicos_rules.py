@@ -465,13 +465,17 @@ def test_timeout_actions() -> None:
 def test_illegal_actions_say_why_and_change_nothing() -> None:
     state = new(stack("A7 I2", "R0 R3", "R4"))
     before = state.to_json()
-    for seat, action, message in [
+    attempts: list[tuple[int, dict[str, Any], str]] = [
         (0, {"type": "play", "card": "R0"}, "not in their hand"),
         (0, {"type": "send", "card": "A7", "to": "zone"}, "not an action now"),
         (0, {"type": "play"}, "exactly the fields"),
         (0, {"type": "play", "card": "XX"}, "card id"),
         (2, {"type": "play", "card": "A7"}, "no such seat"),
-    ]:
+        (0, {"type": ["play"]}, "not an action now"),
+        (0, {"type": "play", "card": ["A7"]}, "card id"),
+        (0, {"type": "play", "card": "A7", "extra": 1}, "exactly the fields"),
+    ]
+    for seat, action, message in attempts:
         with pytest.raises(IllegalAction, match=message):
             state.apply(seat, action)
         assert state.to_json() == before
