@@ -60,8 +60,10 @@ class WebServer:
 
 
 @contextlib.contextmanager
-def run_server(db_dir: Path, bot_delay: float = 0.05) -> Iterator[WebServer]:
-    port = free_port()
+def run_server(db_dir: Path, bot_delay: float = 0.05, port: int | None = None) -> Iterator[WebServer]:
+    """``conflictology serve`` on 127.0.0.1 (a free port unless given), with its SQLite file in
+    ``db_dir``; stopped (terminated, then killed) on exit unless the test killed it already."""
+    port = port or free_port()
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "conflictology.cli", "serve",
@@ -88,7 +90,8 @@ def run_server(db_dir: Path, bot_delay: float = 0.05) -> Iterator[WebServer]:
             time.sleep(0.1)
         yield WebServer(url, proc)
     finally:
-        proc.terminate()
+        if proc.poll() is None:
+            proc.terminate()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -17,6 +17,7 @@ from browser_helpers import (
     capitol_step,
     conspiranoicos_step,
     create_room,
+    free_port,
     join_by_code,
     join_by_link,
     launch_args,
@@ -221,6 +222,35 @@ def test_phone_layout_spanish_reconnect_and_spectator(
     expect(watcher.locator(".opponents .player")).to_have_count(2)
     shot(watcher, "capitol-spectator", tmp_path)
     assert errors == [], errors
+
+
+def test_reconnects_by_itself_after_the_server_restarts(browser: Browser, tmp_path: Path) -> None:
+    page = new_page(browser, locale="en-US")
+    other = new_page(browser, locale="en-US")
+    errors = watch_errors(page)
+    port = free_port()
+    labels = "els => els.map(e => e.getAttribute('aria-label'))"
+    with run_server(tmp_path, port=port) as first:
+        # Two people and no bot: nothing moves while the server is away (timers are a minute long).
+        code = create_room(page, first.url, "capitol", "Ana")
+        join_by_link(other, first.url, code, "Ben")
+        page.click("[data-k=start]")
+        page.wait_for_selector(".capitol-table")
+        hand = page.locator(".my-hand .card-art").evaluate_all(labels)
+        # The network drops: the server dies at once.
+        first.proc.kill()
+        first.proc.wait()
+        expect(page.locator("#conn")).to_have_class("conn retrying")
+        expect(page.locator("#conn")).to_have_text("Reconnecting…")
+    # The server comes back (same port, same database): the page finds its seat again by itself.
+    with run_server(tmp_path, port=port):
+        expect(page.locator("#conn")).to_have_class("conn open", timeout=20000)
+        expect(page.locator(".capitol-table")).to_be_visible()
+        assert page.locator(".my-hand .card-art").evaluate_all(labels) == hand
+        # And play goes on: whoever's turn it is can act.
+        expect(page.locator("[data-testid=banner]")).not_to_be_empty()
+    # Errors the browser logs for the refused connections while the server was down are expected.
+    assert [e for e in errors if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e] == []
 
 
 def test_i18n_files_have_the_same_keys(page: Page, server: WebServer) -> None:

@@ -4,6 +4,7 @@ export default {
   common: {
     seat: 'Seat {n}', you: 'you', youSubject: 'You', youObject: 'you', language: 'Language', home: 'Home', rules: 'Rules',
     close: 'Close', cancel: 'Cancel', on: 'on', off: 'off', none: 'none', timeLeft: 'Time left',
+    away: 'away: a bot plays',
     yourMove: 'Your move', log: 'Game log',
   },
   status: {

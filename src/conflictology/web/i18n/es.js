@@ -4,6 +4,7 @@ export default {
   common: {
     seat: 'Asiento {n}', you: 'tú', youSubject: 'Tú', youObject: 'ti', language: 'Idioma', home: 'Inicio', rules: 'Reglas',
     close: 'Cerrar', cancel: 'Cancelar', on: 'sí', off: 'no', none: 'ninguno', timeLeft: 'Tiempo restante',
+    away: 'ausente: juega un bot',
     yourMove: 'Tu jugada', log: 'Registro de la partida',
   },
   status: {

@@ -322,9 +322,11 @@ function header() {
     h('span', { id: 'conn', class: 'conn', role: 'status', 'aria-live': 'polite' }),
     h('span', { class: 'spacer' }),
     IN_EXTENSION && document.body.classList.contains('popup')
-      ? h('button', { type: 'button', class: 'ghost', 'data-k': 'open-tab', onclick: openInTab }, t('ext.openTab')) : null,
+      ? h('button', { type: 'button', class: 'ghost icon-btn', 'data-k': 'open-tab', onclick: openInTab,
+        title: t('ext.openTab'), 'aria-label': t('ext.openTab') }, '⤢') : null,
     IN_EXTENSION && globalThis.chrome && chrome.runtime && chrome.runtime.openOptionsPage
-      ? h('button', { type: 'button', class: 'ghost', 'data-k': 'ext-options', onclick: () => chrome.runtime.openOptionsPage() }, t('ext.options')) : null,
+      ? h('button', { type: 'button', class: 'ghost icon-btn', 'data-k': 'ext-options', onclick: () => chrome.runtime.openOptionsPage(),
+        title: t('ext.options'), 'aria-label': t('ext.options') }, '⚙') : null,
     h('button', { type: 'button', class: 'ghost', 'data-k': 'rules', onclick: () => openRules(game) }, t('common.rules')),
     langSwitch);
 }
@@ -553,6 +555,7 @@ function seatList(room, host) {
       s.host ? h('span', { class: 'tag host' }, t('lobby.host')) : null,
       s.bot ? h('span', { class: 'tag bot' }, t('lobby.bot'), s.level ? ` · ${t(`levels.${s.level}`) === `levels.${s.level}` ? s.level : t(`levels.${s.level}`)}` : '') : null,
       s.seat === S.seat && !S.spectator ? h('span', { class: 'tag you' }, t('common.you')) : null,
+      s.afk || s.left ? h('span', { class: 'tag away' }, t('common.away')) : null,
       host && s.seat !== S.seat ? h('button', { type: 'button', class: 'ghost small', 'data-k': `kick-${s.seat}`,
         'aria-label': t('lobby.kickName', { name: s.name }),
         onclick: () => hostCall(() => S.api.kick(S.code, token(), s.seat)) }, t('lobby.kick')) : null)));

@@ -151,13 +151,19 @@ function playerPanel(c, pl, seat, waiting) {
   h('header', null,
     h('span', { class: 'pname' }, c.name(seat)),
     isTurn && alive ? h('span', { class: 'tag turn-tag' }, t('capitol.turnTag')) : null,
-    waiting.has(seat) && !isTurn ? h('span', { class: 'tag think' }, '…') : null),
+    waiting.has(seat) && !isTurn ? h('span', { class: 'tag think' }, '…') : null,
+    !alive ? h('span', { class: 'tag out' }, t('capitol.eliminated')) : null,
+    seatInfo(c, seat).afk || seatInfo(c, seat).left ? h('span', { class: 'tag away' }, t('common.away')) : null),
   h('div', { class: 'purse' }, money(pl.money)),
   h('div', { class: 'hand small-hand' },
     Array.from({ length: hiddenCount }, () => cardBack(t('capitol.faceDown'), { small: true })),
-    revealed.map((r) => h('span', { class: 'lost' }, roleCard(r, role(r), { small: true })))),
+    revealed.map((r) => h('span', { class: 'lost', title: t('capitol.lostCard') }, roleCard(r, role(r), { small: true, aria: `${role(r)} (${t('capitol.lostCard')})` })))),
   known(c, seat),
-  !alive ? h('div', { class: 'out' }, t('capitol.eliminated')) : null);
+  null);
+}
+
+function seatInfo(c, seat) {
+  return (c.room && c.room.seats && c.room.seats.find((s) => s.seat === seat)) || {};
 }
 
 // What this seat learnt as the Police player about another's hand (view.known).
@@ -182,7 +188,7 @@ function myArea(c, me, waiting) {
       h('span', { class: 'purse big' }, money(me.money))),
     h('div', { class: 'hand my-hand' },
       hidden.map((r, i) => cardButton(c, r, i)),
-      revealed.map((r) => h('span', { class: 'lost', title: t('capitol.lostCard') }, roleCard(r, `${role(r)} (${t('capitol.lostCard')})`)))),
+      revealed.map((r) => h('span', { class: 'lost', title: t('capitol.lostCard') }, roleCard(r, role(r), { aria: `${role(r)} (${t('capitol.lostCard')})` })))),
     shownCard(v) && types(c.legal).has('let_keep') ? h('p', { class: 'shown' }, t('capitol.shownYou', { card: role(shownCard(v)) })) : null);
 }
 

@@ -40,10 +40,10 @@ const ROLE_ICONS = {
     <circle cx="60" cy="60" r="8" fill="#fff3c4"/>`,
 };
 
-export function roleCard(role, label, { small = false } = {}) {
+export function roleCard(role, label, { small = false, aria = null } = {}) {
   const [c1, c2] = ROLE_COLORS[role] || ['#555', '#222'];
   const id = `g-${role}`;
-  const el = svg(`<svg class="card-art${small ? ' small' : ''}" viewBox="0 0 120 168" role="img" aria-label="${x(label)}" xmlns="http://www.w3.org/2000/svg">
+  const el = svg(`<svg class="card-art${small ? ' small' : ''}" viewBox="0 0 120 168" role="img" aria-label="${x(aria || label)}" xmlns="http://www.w3.org/2000/svg">
     <defs><linearGradient id="${id}" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${c1}"/><stop offset="1" stop-color="${c2}"/></linearGradient></defs>
     <rect x="2" y="2" width="116" height="164" rx="10" fill="url(#${id})" stroke="#fff" stroke-opacity=".35" stroke-width="2"/>
     <rect x="9" y="9" width="102" height="150" rx="7" fill="none" stroke="#fff" stroke-opacity=".25"/>

@@ -110,11 +110,13 @@ export function renderTable(c) {
   return h('div', { class: 'consp-table' },
     playerArea(c, players[opp], opp, 'opp'),
     h('section', { class: 'middle', 'aria-label': t('conspiranoicos.middle') },
-      challengeArea(c), tableArea(c), pyramidArea(c)),
+      challengeArea(c), sorting(v) ? h('div', { class: 'table-area' }) : tableArea(c), pyramidArea(c)),
     spectator ? playerArea(c, players[me], me, 'opp') : playerArea(c, players[me], me, 'mine'),
     controls(c),
     logPanel(c));
 }
+
+function sorting(v) { return !!v.phase && !['play', 'send', 'keep'].includes(v.phase); }
 
 function challengeArea(c) {
   const v = c.view;
@@ -206,7 +208,7 @@ function pyramidArea(c) {
       if (x.seen) {
         inner.setAttribute('aria-label', t('conspiranoicos.seenDown', { card: describe(cardInfo(x.seen)) }));
         inner = h('span', { class: 'seen-wrap', title: t('conspiranoicos.seenDown', { card: describeShort(x.seen) }) }, inner,
-          h('span', { class: 'seen' }, describeShort(x.seen)));
+          h('span', { class: 'seen' }, x.seen));
       }
     }
     const choice = abduct || gnome;
@@ -248,13 +250,20 @@ function playerArea(c, pl, seat, kind) {
     h('header', null,
       h('span', { class: 'pname' }, mine ? `${c.name(seat)} (${t('common.you')})` : c.name(seat)),
       h('span', { class: 'tag' }, t('conspiranoicos.drawLeft', { n: pl.draw === undefined ? '?' : pl.draw })),
+      away(c, seat) ? h('span', { class: 'tag away' }, t('common.away')) : null,
       Array.isArray(c.view.scores) && c.view.scores.length ? h('span', { class: 'tag score' }, t('conspiranoicos.points', { n: c.view.scores[seat] })) : null),
     h('div', { class: 'zones' },
       h('div', { class: 'zone-block hand-block' }, h('h4', null, t('conspiranoicos.hand')), h('div', { class: 'hand' }, handItems.length ? handItems : h('span', { class: 'muted' }, '—'))),
-      h('div', { class: 'zone-block' }, h('h4', null, t('conspiranoicos.zone')), h('div', { class: 'hand zone' }, zone.length ? zone.map((x) => item(x, { small: true })) : h('span', { class: 'muted' }, '—'))),
+      sorting(c.view) && !zone.length ? null
+        : h('div', { class: 'zone-block' }, h('h4', null, t('conspiranoicos.zone')), h('div', { class: 'hand zone' }, zone.length ? zone.map((x) => item(x, { small: true })) : h('span', { class: 'muted' }, '—'))),
       rowItems.length || (Array.isArray(row) && ty.has('place'))
         ? h('div', { class: 'zone-block' }, h('h4', null, t('conspiranoicos.row')), h('div', { class: 'hand row-cards' }, rowItems)) : null),
     scores ? null : null);
+}
+
+function away(c, seat) {
+  const s = c.room && c.room.seats && c.room.seats.find((x) => x.seat === seat);
+  return !!(s && (s.afk || s.left));
 }
 
 function controls(c) {
