@@ -54,24 +54,25 @@ def arena(
     if as_json:
         print(json.dumps(result.to_json()))
         return
-    table = Table(title=f"{game}: {result.games} games, {result.players} players per table")
-    columns = ("rank", "bot", "rating (μ−3σ)", "μ", "σ", "games", "wins", "win share", "95 % CI", "s/dec")
-    for col in columns:
-        table.add_column(col, justify="left" if col == "bot" else "right")
+    table = Table(title=f"{game}: {result.games} games, {result.players} seats per table")
+    table.add_column("#", justify="right")
+    table.add_column("bot", no_wrap=True)
+    for col in ("rating", "μ ± σ", "games", "win share (95 % CI)", "s/decision"):
+        table.add_column(col, justify="right")
     for rank, s in enumerate(result.standings, 1):
         lo, hi = wilson(s.wins, s.games)
         per = s.seconds / s.decisions if s.decisions else 0.0
         table.add_row(
-            str(rank), s.bot, f"{s.ordinal:.2f}", f"{s.mu:.2f}", f"{s.sigma:.2f}", str(s.games),
-            f"{s.wins:g}", f"{s.win_share:.3f}", f"{lo:.2f}–{hi:.2f}", f"{per:.4f}",
+            str(rank), s.bot, f"{s.ordinal:.1f}", f"{s.mu:.1f} ± {s.sigma:.1f}", str(s.games),
+            f"{s.win_share:.3f} ({lo:.2f}–{hi:.2f})", f"{per:.4f}",
         )
     console.print(table)
     if len(result.standings) > 2:
-        grid = Table(title="wins at tables shared with (row's wins / games together)")
-        grid.add_column("bot")
         order = [s.bot for s in result.standings]
-        for b in order:
-            grid.add_column(b, justify="right")
+        grid = Table(title="wins / games at the same table (row bot's wins; columns numbered as above)")
+        grid.add_column("bot", no_wrap=True)
+        for i in range(len(order)):
+            grid.add_column(f"#{i + 1}", justify="right")
         for a in order:
             cells = [
                 "—" if a == b else f"{result.pairwise[a][b]:g}/{result.meetings[a][b]}" for b in order

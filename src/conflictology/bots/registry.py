@@ -10,6 +10,7 @@ Levels (what a host picks in a room; see docs/bots.md):
 
 from __future__ import annotations
 
+from conflictology.bots import capitol as _capitol
 from conflictology.bots import ismcts as _ismcts
 from conflictology.bots import register, register_level
 
@@ -22,3 +23,7 @@ register_level("normal", "heuristic")
 register_level("hard", "ismcts:iterations=2000:seconds=0.3")
 
 DEFAULT_LEVEL = "normal"
+
+# Capitol: the heuristic and its personalities.
+for _name in _capitol.PERSONALITIES:
+    register(_name, _capitol.factory(_name), game="capitol")
