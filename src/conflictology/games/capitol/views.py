@@ -26,6 +26,7 @@ roles, amounts in $M) and ``text`` in English.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from conflictology.engine import View
@@ -129,9 +130,15 @@ def _role(role: str) -> str:
 
 def render_entry(entry: LogEntry) -> dict[str, Any]:
     """One log entry as a dict: its type, structured fields (seats as ints) and an English text."""
-    kind = entry[0]
-    if kind == "_raw":
+    if entry[0] == "_raw":
         return dict(entry[1])
+    # Entries repeat across views and games (they are small tuples): render each once.
+    return dict(_render(entry))
+
+
+@lru_cache(maxsize=8192)
+def _render(entry: LogEntry) -> dict[str, Any]:
+    kind = entry[0]
     if kind == "start":
         return {"type": "start", "seat": entry[1], "text": f"{_s(entry[1])} plays first."}
     if kind == "action":
