@@ -90,6 +90,7 @@ class Deck:
     """An immutable, validated deck: the cards and the fast per-index tables the rules use."""
 
     __slots__ = (
+        "_catalogue",
         "abduction",
         "backs",
         "cards",
@@ -123,10 +124,11 @@ class Deck:
         self.abduction = find(ABDUCTION)
         self.gnome = find(GNOME_REVELATION)
         self.eye = find(ALL_SEEING_EYE)
+        self._catalogue = [c.to_dict() for c in cards]
 
     def catalogue(self) -> list[dict[str, Any]]:
-        """Every card's public data (the deck's contents are public knowledge)."""
-        return [c.to_dict() for c in self.cards]
+        """Every card's public data (the deck's contents are public knowledge), a fresh copy."""
+        return [{**c, "front": c["front"][:]} for c in self._catalogue]
 
 
 def _fail(source: str, where: str, field: str, problem: str) -> DeckError:

@@ -48,6 +48,24 @@ class Options:
         self.sequence_any_order: bool = merged["sequence_any_order"]
         self.ties_score_both: bool = merged["head_to_head_ties_score_both"]
 
+    @classmethod
+    def cached(cls, given: Mapping[str, Any]) -> Options:
+        """The same as ``Options(given)``, remembered: determinize rebuilds options on every call."""
+        try:
+            key = (
+                tuple(sorted(given)),
+                given.get("deck_file"),
+                tuple(given.get("face_up_slots", ())),
+                given.get("sequence_any_order"),
+                given.get("head_to_head_ties_score_both"),
+            )
+            hit = _cache.get(key)
+        except TypeError:  # an unhashable (so invalid) value: let the full check say what is wrong
+            return cls(given)
+        if hit is None:
+            hit = _cache[key] = cls(given)
+        return hit
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "deck_file": self.deck_file,
@@ -55,3 +73,6 @@ class Options:
             "sequence_any_order": self.sequence_any_order,
             "head_to_head_ties_score_both": self.ties_score_both,
         }
+
+
+_cache: dict[tuple[Any, ...], Options] = {}

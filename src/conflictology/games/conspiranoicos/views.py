@@ -166,8 +166,19 @@ def build_view(st: ConspiranoicosState, seat: int | None) -> View:
 
 
 def deck_from_view(view: View) -> Deck:
-    cards = [{k: v for k, v in c.items() if k != "challenge_text"} for c in view["cards"]]
-    return deck_from_data({"name": view["deck"], "cards": cards})
+    """The deck a view's catalogue describes. A search bot determinizes the same view many times,
+    so the last catalogue seen is remembered by identity."""
+    catalogue = view["cards"]
+    last = _last_catalogue.get("last")
+    if last is not None and last[0] is catalogue and last[1] == view["deck"]:
+        return last[2]
+    cards = [{k: v for k, v in c.items() if k != "challenge_text"} for c in catalogue]
+    deck = deck_from_data({"name": view["deck"], "cards": cards})
+    _last_catalogue["last"] = (catalogue, view["deck"], deck)
+    return deck
+
+
+_last_catalogue: dict[str, tuple[Any, Any, Deck]] = {}
 
 
 def determinize(view: View, rng: Rng) -> ConspiranoicosState:
@@ -194,7 +205,7 @@ def _determinize(view: View, seat: int, rng: Rng) -> ConspiranoicosState:
     opp = 1 - seat
     st = ConspiranoicosState.__new__(ConspiranoicosState)
     st.deck = deck
-    st.opts = Options(view["options"])
+    st.opts = Options.cached(view["options"])
     st.rng = Rng(rng.next64())
     st.round = int(view["round"])
     st.phase = phase = view["phase"]
