@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from conflictology.engine import Rng
 from conflictology.games.conspiranoicos import GAME, DeckError, bundled_decks, load_deck, parse_deck
 
 DEFAULT = load_deck(None)
@@ -153,6 +154,10 @@ def test_a_deck_with_other_ids_and_no_specials_plays_to_the_end(tmp_path: Path) 
     path.write_text(json.dumps(data))
     for seed in range(20):
         state = GAME.new_game(2, seed=seed, options={"deck_file": str(path)})
+        default = GAME.new_game(2, seed=seed)
+        for game_state in (state, default, state):  # alternate decks through determinize
+            view = game_state.view(seed % 2)
+            assert GAME.determinize(view, Rng(seed)).view(seed % 2) == view
         play_out(state, seed)
         assert state.phase == "over"
         types = {e["type"] for e in state.view(None)["log"]}
