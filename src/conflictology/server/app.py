@@ -228,7 +228,7 @@ class Api:
         return JSONResponse({"seats": seats}, status_code=201)
 
     async def start(self, request: Request) -> Response:
-        await self._body(request, protocol.PatchRoom)  # an empty body (or {}) is all it takes
+        await self._body(request, protocol.Empty)
         token = self._token(request)
 
         def start(r: Room) -> None:
@@ -262,6 +262,7 @@ class Api:
         return JSONResponse(room.info(self.hub.connected_seats(room)))
 
     async def rematch(self, request: Request) -> Response:
+        await self._body(request, protocol.Empty)
         token = self._token(request)
 
         def rematch(r: Room) -> None:
@@ -272,6 +273,7 @@ class Api:
         return JSONResponse(room.info(self.hub.connected_seats(room)))
 
     async def leave(self, request: Request) -> Response:
+        await self._body(request, protocol.Empty)
         token = self._token(request)
 
         def leave(r: Room) -> None:

@@ -206,9 +206,13 @@ class Hub:
 
                 await self.change(conn.code, back)
                 return
-        # Everyone sees the connection change; the newcomer gets its first message this way too.
-        self.broadcast(room)
-        self._schedule(room)
+        if conn.seat_id is not None and sum(1 for c in conns if c.seat_id == conn.seat_id) == 1:
+            # A seat came online: everyone sees it (the newcomer gets its first message this way).
+            self.broadcast(room)
+            self._schedule(room)
+        else:
+            # A spectator or a second tab: nobody else's message changes.
+            await self.send_current(conn)
 
     async def detach(self, conn: Connection) -> None:
         conn.close()
@@ -218,7 +222,9 @@ class Hub:
             if not conns:
                 del self.connections[conn.code]
         room = await self.backend.get(conn.code)
-        if room is not None:
+        still_there = conns is not None and any(c.seat_id == conn.seat_id for c in conns)
+        if room is not None and conn.seat_id is not None and not still_there:
+            # The seat's last socket closed: everyone sees it go, and its grace period starts.
             self.broadcast(room)
             self._schedule(room)
 

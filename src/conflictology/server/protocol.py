@@ -72,6 +72,10 @@ class AddBots(Struct, forbid_unknown_fields=True):
     level: Annotated[str, Meta(min_length=1, max_length=40)] | None = None
 
 
+class Empty(Struct, forbid_unknown_fields=True):
+    """A body that carries nothing (start, rematch, leave): absent or ``{}``."""
+
+
 class Kick(Struct, forbid_unknown_fields=True):
     seat: Seat
 
