@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +171,12 @@ class Seen:
     threat_prompts: int = 0
     decisions: int = 0
     countdowns: int = 0
+    kinds: set[str] = field(default_factory=set)
+    turns: dict[int, int] = field(default_factory=dict)
+
+
+# Each person's turns cycle through the character actions, so every kind of prompt comes up.
+CAPITOL_ROTATION = ("reporter", "police_investigate", "hacker", "police_swap", "mafia", "banker")
 
 
 def capitol_step(page: Page, seen: Seen) -> bool:
@@ -179,31 +185,40 @@ def capitol_step(page: Page, seen: Seen) -> bool:
         return False
     for kind in ("lose", "return", "show"):
         if page.locator(f".my-hand .card-btn.{kind}").count():
+            seen.kinds.add(kind)
             if kind in ("lose", "show"):
                 assert "threat" in (page.locator("[data-testid=banner]").get_attribute("class") or "")
                 seen.threat_prompts += 1
             return _try_click(page, f".my-hand .card-btn.{kind}:enabled")
     if page.locator(".my-hand .card-btn.keep").count():
+        seen.kinds.add("keep")
         for i in range(6):
             if page.locator("[data-k=act-keep]:enabled").count():
                 return _try_click(page, "[data-k=act-keep]")
             _try_click(page, f"[data-k=card-{i}]:not(.on)")
         return False
-    if _try_click(page, "[data-k=act-let_keep]"):
-        return True
+    if page.locator("[data-k=act-force_redraw]").count():
+        seen.kinds.add("investigate")
+        return _try_click(page, "[data-k=act-force_redraw]")
     if page.locator("[data-k^=target-]").count():
         return _try_click(page, "[data-k^=target-]")
     if page.locator(".countdown").count():
         seen.countdowns += 1
     if _try_click(page, "[data-k=act-pass]"):
+        seen.kinds.add("respond")
         seen.decisions += 1
         return True
-    for action in ("scandal", "hacker", "banker", "income"):
-        if _try_click(page, f"[data-k=act-{action}]"):
-            seen.decisions += 1
-            if page.locator("[data-k^=target-]").count():
-                _try_click(page, "[data-k^=target-]")
-            return True
+    if page.locator("[data-k=act-income]").count():
+        key = id(page)
+        n = seen.turns.get(key, 0)
+        seen.turns[key] = n + 1
+        for action in ("scandal", CAPITOL_ROTATION[n % len(CAPITOL_ROTATION)], "income"):
+            if _try_click(page, f"[data-k=act-{action}]"):
+                seen.kinds.add("turn")
+                seen.decisions += 1
+                if page.locator("[data-k^=target-]").count():
+                    _try_click(page, "[data-k^=target-]")
+                return True
     return False
 
 

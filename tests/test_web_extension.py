@@ -143,6 +143,17 @@ def test_extension_popup_creates_a_room_a_page_joins(
         expect(tab.locator("body")).to_have_class("extension")
         expect(tab.locator(".me-area .pname")).to_contain_text("Pat")
 
+        # The real toolbar popup (no tab of its own: it reports to the service worker) reopens on
+        # the game in progress.
+        sw.evaluate("globalThis.lastScreen = null")
+        sw.evaluate("chrome.action.openPopup()")
+        for _ in range(100):
+            last = sw.evaluate("globalThis.lastScreen")
+            if last and last["popup"] and last["screen"] == "table":
+                break
+            tab.wait_for_timeout(100)
+        assert last == {"screen": "table", "code": code, "popup": True}
+
         # The options page stores another server URL.
         options = ctx.new_page()
         options.goto(f"chrome-extension://{ext_id}/options.html")

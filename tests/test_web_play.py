@@ -99,6 +99,8 @@ def test_capitol_full_game_two_people_and_a_bot(
     play_until_over([ana, ben], capitol_step, seen, on_step=on_step)
     assert seen.decisions > 5
     assert seen.countdowns > 0
+    # Turns, responses and at least one card prompt (lose, show, keep, return) came up.
+    assert {"turn", "respond"} <= seen.kinds and len(seen.kinds) >= 3, seen.kinds
     for page in (ana, ben):
         end = page.locator("[data-testid=end]")
         expect(end).to_be_visible()
@@ -251,6 +253,61 @@ def test_reconnects_by_itself_after_the_server_restarts(browser: Browser, tmp_pa
         expect(page.locator("[data-testid=banner]")).not_to_be_empty()
     # Errors the browser logs for the refused connections while the server was down are expected.
     assert [e for e in errors if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e] == []
+
+
+def tab_to(page: Page, key: str, presses: int = 80) -> None:
+    """Move the keyboard focus with Tab alone until it reaches the control ``data-k=key``."""
+    for _ in range(presses):
+        if page.evaluate("document.activeElement && document.activeElement.dataset.k") == key:
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"{key} is not reachable with the keyboard")
+
+
+def test_lobby_host_controls_kick_and_keyboard_play(browser: Browser, server: WebServer) -> None:
+    base = server.url
+    ana = new_page(browser, locale="en-US")
+    ben = new_page(browser, locale="en-US")
+    cat = new_page(browser, locale="en-US")
+    code = create_room(ana, base, "capitol", "Ana")
+    join_by_link(ben, base, code, "Ben")
+    join_by_link(cat, base, code, "Cat")
+    # The host changes a rule option; the others see it in the lobby.
+    ana.locator("[data-k=opt-anyone_challenges_block]").check()
+    expect(ben.locator(".option-summary")).to_contain_text("Anyone may challenge a block")
+    expect(ben.locator(".option-summary li").nth(1)).to_contain_text("on")
+    ana.locator("[data-k=opt-steal_blockers-mafia]").check()
+    expect(cat.locator(".option-summary li").nth(2)).to_contain_text("Mafia")
+    # The host removes Ben: his page says so and offers to join again.
+    ana.click("[data-k=kick-1]")
+    expect(ana.locator(".seats .seat")).to_have_count(2)
+    expect(ben.locator("#toast")).to_have_text("You no longer hold a seat in this room.")
+    expect(ben.locator("[data-k=join-name]")).to_be_visible()
+    # Seats renumbered: Cat is seat 1 now and still recognises herself.
+    expect(cat.locator(".seat.me")).to_contain_text("Cat")
+    cat.click("[data-k=leave]")
+    expect(cat.locator("form.create")).to_be_visible()
+    expect(ana.locator(".seats .seat")).to_have_count(1)
+
+    # Keyboard only: start, then take a turn with Tab and Enter.
+    ana.click("[data-k=add-bot]")
+    expect(ana.locator(".seats .seat")).to_have_count(2)
+    ana.locator("body").focus()
+    tab_to(ana, "start")
+    ana.keyboard.press("Enter")
+    ana.wait_for_selector(".capitol-table")
+    for _ in range(100):
+        if ana.locator("[data-k=act-income]:enabled").count():
+            tab_to(ana, "act-income")
+            ana.keyboard.press("Enter")
+            expect(ana.locator(".log-list")).to_contain_text("Ana takes Income.")
+            break
+        if ana.locator("[data-k=act-pass]:enabled").count():
+            tab_to(ana, "act-pass")
+            ana.keyboard.press("Enter")
+        ana.wait_for_timeout(100)
+    else:
+        raise AssertionError("Ana never got a turn")
 
 
 def test_i18n_files_have_the_same_keys(page: Page, server: WebServer) -> None:

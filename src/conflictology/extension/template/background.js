@@ -7,7 +7,14 @@ chrome.runtime.onInstalled.addListener(async () => {
   if (!server) await chrome.storage.sync.set({ server: DEFAULT_SERVER });
 });
 
+// The last screen a client page reported (the toolbar popup has no tab to look at).
+globalThis.lastScreen = null;
+
 chrome.runtime.onMessage.addListener((msg, _sender, reply) => {
+  if (msg && msg.type === 'screen') {
+    globalThis.lastScreen = { screen: msg.screen, code: msg.code || null, popup: !!msg.popup };
+    return false;
+  }
   if (msg && msg.type === 'server') {
     chrome.storage.sync.get({ server: DEFAULT_SERVER }).then(({ server }) => reply({ server }));
     return true;

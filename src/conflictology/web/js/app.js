@@ -65,8 +65,12 @@ function normalizeCode(text) {
   return String(text || '').trim().toUpperCase().replace(/[^A-Z0-9]/g, '');
 }
 
+const LAST_KEY = 'conflictology:last';
+
 async function openRoom(code, { watch = false } = {}) {
   S.code = code;
+  // The toolbar popup closes at every click outside it: reopening it returns to this room.
+  store(LAST_KEY, code);
   const saved = savedSeat(code);
   if (saved && saved.token && !watch) {
     S.token = saved.token;
@@ -127,6 +131,7 @@ function connect() {
 
 function goHome() {
   if (S.conn) S.conn.close();
+  store(LAST_KEY, null);
   Object.assign(S, { conn: null, code: null, token: null, seat: null, spectator: false, room: null, msg: null,
     screen: 'home', connStatus: 'idle' });
   setUrl(null);
@@ -301,10 +306,23 @@ function render() {
   renderStatus();
   renderToast();
   tick();
+  if (S.screen !== 'table') document.title = 'Conflictology';
+  reportScreen();
   if (focusKey) {
     const el = root.querySelector(`[data-k="${CSS.escape(focusKey)}"]`);
     if (el) el.focus();
   }
+}
+
+// Inside the extension, tell the service worker which screen the popup shows (it has no tab of its own).
+let reported = '';
+function reportScreen() {
+  if (!IN_EXTENSION || !globalThis.chrome || !chrome.runtime || !chrome.runtime.sendMessage) return;
+  const key = `${S.screen}:${S.code || ''}`;
+  if (key === reported) return;
+  reported = key;
+  chrome.runtime.sendMessage({ type: 'screen', screen: S.screen, code: S.code, popup: document.body.classList.contains('popup') })
+    .catch(() => {});
 }
 
 function header() {
@@ -648,11 +666,13 @@ function tableScreen() {
     const live = document.getElementById('live');
     live.textContent = banner.text;
   }
+  // A decision awaits: say so in the tab's title too (players keep the video call in front).
+  document.title = c.legal.length ? `● ${t('common.yourMove')} · Conflictology` : 'Conflictology';
   const over = c.view.winners && c.view.winners.length > 0 && c.legal.length === 0 && isOver(c.view);
   return h('div', { class: ['table-wrap', `game-${game}`] },
     h('div', { class: ['banner', banner.tone], 'data-testid': 'banner' },
       h('span', { class: 'banner-text' }, banner.text),
-      c.deadline && c.legal.length ? countdown(c.deadline) : null,
+      c.deadline ? countdown(c.deadline, c.legal.length > 0) : null,
       S.spectator ? h('span', { class: 'tag' }, t('status.spectator')) : null),
     over ? endPanel(c, mod) : null,
     mod.renderTable(c),
@@ -688,8 +708,8 @@ function endPanel(c, mod) {
       h('button', { type: 'button', class: 'secondary', 'data-k': 'new-room', onclick: goHome }, t('end.newRoom'))));
 }
 
-function countdown(deadline) {
-  return h('span', { class: 'countdown', 'data-deadline': String(deadline), role: 'timer', 'aria-label': t('common.timeLeft') },
+function countdown(deadline, mine) {
+  return h('span', { class: ['countdown', !mine && 'theirs'], 'data-deadline': String(deadline), role: 'timer', 'aria-label': t('common.timeLeft') },
     h('span', { class: 'countdown-bar' }, h('span', { class: 'countdown-fill' })),
     h('span', { class: 'countdown-num' }, ''));
 }
@@ -741,7 +761,11 @@ async function boot() {
   const params = new URLSearchParams(location.search);
   // Join links are /?room=CODE; the server also serves this page at /r/CODE.
   const path = /^\/r\/([A-Za-z0-9]+)\/?$/.exec(location.pathname);
-  const code = normalizeCode(params.get('room') || (path && path[1]));
+  let code = normalizeCode(params.get('room') || (path && path[1]));
+  if (!code && IN_EXTENSION) {
+    const last = load(LAST_KEY);
+    if (last && savedSeat(last)) code = last;
+  }
   if (code) await openRoom(code, { watch: params.get('watch') === '1' });
   else render();
 }
