@@ -290,8 +290,11 @@ function ctx() {
 
 function render() {
   const root = document.getElementById('app');
-  const focusKey = document.activeElement && document.activeElement.dataset
-    ? document.activeElement.dataset.k : null;
+  const active = document.activeElement;
+  const focusKey = active && active.dataset ? active.dataset.k : null;
+  // A field being typed in keeps what was typed when a message re-renders the screen.
+  const typing = active && active.tagName === 'INPUT' && active.type !== 'checkbox' && active.type !== 'radio'
+    ? { value: active.value } : null;
   clear(root);
   document.body.dataset.screen = S.screen;
   root.appendChild(header());
@@ -310,7 +313,10 @@ function render() {
   reportScreen();
   if (focusKey) {
     const el = root.querySelector(`[data-k="${CSS.escape(focusKey)}"]`);
-    if (el) el.focus();
+    if (el) {
+      if (typing && el.tagName === 'INPUT') el.value = typing.value;
+      el.focus();
+    }
   }
 }
 

@@ -122,9 +122,11 @@ export function evidenceCard(card, texts, { small = false, label } = {}) {
   } else {
     middle = specialArt(card.special);
   }
-  const name = texts.name ? `<text x="60" y="100" text-anchor="middle" font-size="10.5" font-weight="700" fill="#2a1d3d" font-family="system-ui,sans-serif">${x(texts.name)}</text>` : '';
-  const lines = wrap(texts.challenge || '', 20)
-    .map((l, i) => `<tspan x="60" dy="${i ? 11 : 0}">${x(l)}</tspan>`).join('');
+  const nameSize = texts.name && texts.name.length > 15 ? 9 : 10.5;
+  const name = texts.name ? `<text x="60" y="100" text-anchor="middle" font-size="${nameSize}" font-weight="700" fill="#2a1d3d" font-family="system-ui,sans-serif">${x(texts.name)}</text>` : '';
+  // The challenge text must stay legible on a phone: large type, short lines.
+  const lines = wrap(texts.challenge || '', 15)
+    .map((l, i) => `<tspan x="60" dy="${i ? 14 : 0}">${x(l)}</tspan>`).join('');
   const aria = label || `${texts.name ? texts.name + ', ' : ''}${card.value}. ${texts.challenge || ''}`;
   return svg(`<svg class="card-art evidence${small ? ' small' : ''}" viewBox="0 0 120 168" role="img" aria-label="${x(aria)}" xmlns="http://www.w3.org/2000/svg">
     <defs><linearGradient id="${gid}" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${main}"/><stop offset="1" stop-color="${second}"/></linearGradient></defs>
@@ -135,7 +137,7 @@ export function evidenceCard(card, texts, { small = false, label } = {}) {
     <g transform="translate(92 10) scale(.45)">${FACTION_ICONS[card.back] ? FACTION_ICONS[card.back]('#8a8170') : ''}</g>
     ${middle}${name}
     <line x1="14" y1="110" x2="106" y2="110" stroke="#c8bda5"/>
-    <text y="126" font-size="10" fill="#3b3327" text-anchor="middle" font-family="system-ui,sans-serif">${lines}</text>
+    <text y="128" font-size="13" font-weight="600" fill="#3b3327" text-anchor="middle" font-family="system-ui,sans-serif">${lines}</text>
   </svg>`);
 }
 
