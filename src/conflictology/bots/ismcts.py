@@ -37,6 +37,10 @@ class SearchPolicy:
         """The action a seat takes in a playout: uniformly random by default."""
         return rng.choice(state.legal_actions(seat))
 
+    def cutoff(self, state: GameState) -> bool:
+        """Stop the playout here and score it with :meth:`evaluate` (never, by default)."""
+        return False
+
     def evaluate(self, state: GameState) -> list[float]:
         """Each seat's expected reward in ``state`` (1 shared among the winners once over)."""
         return rewards(state)
@@ -117,7 +121,8 @@ class ISMCTSBot(Bot):
         if shortcut is not None:
             return shortcut
         start = time.perf_counter()
-        table = self.game.action_table
+        # A game whose table depends on the state (Conspiranoicos with another deck file) carries it.
+        table = getattr(self.game.determinize(view, self.rng.copy()), "action_table", self.game.action_table)
         legal_idx = [table.index(a) for a in legal]
         budget = max(1, int(self.iterations * self.policy.prior_iterations(view, legal)))
         deadline = None if self.seconds is None else start + self.seconds
@@ -150,9 +155,10 @@ class ISMCTSBot(Bot):
         path: list[tuple[_Node, list[tuple[int, int]], dict[int, list[int]]]] = []
         node = root
         expanded = False
+        policy = self.policy
         while not expanded:
             awaited = state.waiting_for()
-            if not awaited:
+            if not awaited or policy.cutoff(state):
                 break
             options: dict[int, list[int]] = {s: state.legal_action_indices(s) for s in awaited}
             chosen: list[tuple[int, int]] = []
@@ -228,7 +234,7 @@ class ISMCTSBot(Bot):
             awaited = state.waiting_for()
             if not awaited:
                 return rewards(state)
-            if limit is not None and steps >= limit:
+            if (limit is not None and steps >= limit) or policy.cutoff(state):
                 return policy.evaluate(state)
             seat = awaited[0]
             state.apply(seat, policy.playout_action(state, seat, self.rng))

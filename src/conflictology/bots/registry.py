@@ -11,6 +11,7 @@ Levels (what a host picks in a room; see docs/bots.md):
 from __future__ import annotations
 
 from conflictology.bots import capitol as _capitol
+from conflictology.bots import conspiranoicos as _conspiranoicos
 from conflictology.bots import ismcts as _ismcts
 from conflictology.bots import register, register_level
 
@@ -27,3 +28,7 @@ DEFAULT_LEVEL = "normal"
 # Capitol: the heuristic and its personalities.
 for _name in _capitol.PERSONALITIES:
     register(_name, _capitol.factory(_name), game="capitol")
+
+# Conspiranoicos: the heuristic.
+register("heuristic", _conspiranoicos.factory(), game="conspiranoicos")
+_ismcts.register_policy("conspiranoicos", _conspiranoicos.ConspiranoicosSearch())

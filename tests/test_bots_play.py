@@ -1,0 +1,174 @@
+"""Bots on the real games: always legal, deciding only from what their seat may know.
+
+Every check runs over every registered game. Search bots use iteration budgets (never seconds), so
+their decisions are reproducible under a seed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+
+from conflictology import bots, games
+from conflictology.engine import Action, Game, GameState, Rng
+
+GAME_NAMES = games.names()
+# Cheap bots, every personality and level, mixed at tables of every size.
+FAST_BOTS = ["random", "heuristic", "easy", "normal"]
+CAPITOL_PERSONALITIES = [
+    "heuristic-honest", "heuristic-bluffer", "heuristic-sceptic", "heuristic-aggressive",
+]
+
+
+def fast_bots(game: Game) -> list[str]:
+    return FAST_BOTS + (CAPITOL_PERSONALITIES if game.name == "capitol" else [])
+
+
+class Checked(bots.Bot):
+    """Asks a bot and checks that its answer is one of the legal actions, as given."""
+
+    def __init__(self, inner: bots.Bot) -> None:
+        self.inner = inner
+        self.decisions = 0
+
+    def act(self, view: dict, legal: list[Action]) -> Action:
+        # Now and then, check that the bot leaves its view and legal actions untouched.
+        snapshot = json.dumps([view, legal], sort_keys=True) if self.decisions % 16 == 0 else None
+        action = self.inner.act(view, legal)
+        assert action in legal, f"{self.inner.name} chose {action!r}, not in {legal!r}"
+        if snapshot is not None:
+            assert json.dumps([view, legal], sort_keys=True) == snapshot, "a bot changed its view"
+        self.decisions += 1
+        return action
+
+
+@pytest.fixture(params=GAME_NAMES)
+def game(request: pytest.FixtureRequest) -> Game:
+    return games.get(request.param)
+
+
+def test_fast_bots_never_act_illegally(game: Game) -> None:
+    names = fast_bots(game)
+    master = Rng(2024)
+    counts = range(game.min_players, game.max_players + 1)
+    decisions = 0
+    n_games = 1200 if game.name == "capitol" else 250
+    for g in range(n_games):
+        players = list(counts)[g % len(counts)]
+        state = game.new_game(players=players, seed=master.next64())
+        seated = [
+            Checked(bots.make(master.choice(names), game, seat, seed=master.next64()))
+            for seat in range(players)
+        ]
+        bots.play_game(state, seated, max_decisions=20_000)
+        assert state.is_over() and state.winners()
+        decisions += sum(b.decisions for b in seated)
+    assert decisions > n_games * 10
+
+
+def test_ismcts_never_acts_illegally(game: Game) -> None:
+    master = Rng(7)
+    for g in range(12):
+        players = game.min_players + g % 3 if game.max_players > game.min_players else game.min_players
+        state = game.new_game(players=players, seed=master.next64())
+        seated = [
+            Checked(bots.make("ismcts:iterations=25", game, seat, seed=master.next64()))
+            if seat == g % players
+            else Checked(bots.make("heuristic", game, seat, seed=master.next64()))
+            for seat in range(players)
+        ]
+        bots.play_game(state, seated, max_decisions=20_000)
+        assert state.is_over()
+
+
+def midgame_states(game: Game, count: int, seed: int) -> Iterator[tuple[GameState, int]]:
+    """States reached by random play, with a seat awaited in each (and more than one choice)."""
+    master = Rng(seed)
+    found = 0
+    while found < count:
+        players = game.min_players + master.randrange(game.max_players - game.min_players + 1)
+        state = game.new_game(players=players, seed=master.next64())
+        stop = master.randrange(60)
+        steps = 0
+        while not state.is_over():
+            seat = master.choice(state.waiting_for())
+            legal = state.legal_actions(seat)
+            if steps >= stop and len(legal) > 1:
+                yield state, seat
+                found += 1
+                break
+            state.apply(seat, master.choice(legal))
+            steps += 1
+
+
+def test_determinizations_are_consistent_with_the_seat(game: Game) -> None:
+    rng = Rng(99)
+    for state, seat in midgame_states(game, 150, seed=5):
+        view = state.view(seat)
+        for _ in range(3):
+            world = game.determinize(view, rng)
+            # Everything the seat knows (its view, the public log included) comes back unchanged.
+            assert world.view(seat) == view
+            assert world.legal_actions(seat) == state.legal_actions(seat)
+            assert world.waiting_for() == state.waiting_for()
+            # The world explains the public record: a spectator sees the same log and table.
+            assert world.view(None) == state.view(None)
+            if game.name == "capitol":
+                check_capitol_world(view, world)
+            # A sampled world is a playable game.
+            finish = world.clone()
+            chooser = Rng(rng.next64())
+            while not finish.is_over():
+                s = chooser.choice(finish.waiting_for())
+                finish.apply(s, chooser.choice(finish.legal_actions(s)))
+
+
+def check_capitol_world(view: dict, world: GameState) -> None:
+    """The sampled cards: 18 in all, three of each role, the seat's own hand and known cards kept."""
+    me = view["you"]
+    full = [world.view(s) for s in range(world.num_players)]
+    cards: Counter[str] = Counter()
+    for s, v in enumerate(full):
+        cards.update(v["players"][s]["hidden"])
+        cards.update(v["players"][s]["revealed"])
+        assert len(v["players"][s]["hidden"]) == (
+            view["players"][s]["hidden"] if s != me else len(view["players"][s]["hidden"])
+        )
+    assert sum(cards.values()) + view["deck"] == 18
+    assert all(n <= 3 for n in cards.values())
+    for k in view.get("known", []):
+        assert k["card"] in full[k["seat"]]["players"][k["seat"]]["hidden"]
+
+
+def decide(name: str, game: Game, state: GameState, seat: int, seed: int) -> Action:
+    bot = bots.make(name, game, seat, seed=seed)
+    return bot.act(state.view(seat), state.legal_actions(seat))
+
+
+@pytest.mark.parametrize("name", ["heuristic", "easy", "ismcts:iterations=40"])
+def test_decisions_depend_only_on_what_the_seat_may_know(game: Game, name: str) -> None:
+    """Two states that differ only in cards the seat cannot see get the same decision."""
+    rng = Rng(3)
+    compared = 0
+    count = 40 if name.startswith("ismcts") else 150
+    for state, seat in midgame_states(game, count, seed=11):
+        other = game.determinize(state.view(seat), rng)  # the same view, other hidden cards
+        assert other.view(seat) == state.view(seat)
+        if other.to_json() == state.to_json():
+            continue
+        seed = rng.next64()
+        assert decide(name, game, state, seat, seed) == decide(name, game, other, seat, seed)
+        compared += 1
+    assert compared >= count // 2
+
+
+def test_levels_and_default_make_bots_for_every_game(game: Game) -> None:
+    for level in ("easy", "normal", "hard", bots.DEFAULT_LEVEL, "random", "heuristic", "ismcts"):
+        bot = bots.make(level, game, 0, seed=1)
+        assert isinstance(bot, bots.Bot)
+    if game.name == "capitol":
+        with pytest.raises(ValueError):
+            bots.make("heuristic:personality=nonsense", game, 0)
