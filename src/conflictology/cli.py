@@ -59,10 +59,18 @@ def simulate(
     table.add_column("seats", justify="right")
     table.add_column("wins", justify="right")
     table.add_column("win share", justify="right")
+    table.add_column("95 % CI", justify="right")
+    table.add_column("ms/decision", justify="right")
+    from conflictology.arena import wilson
+
     for name in dict.fromkeys(names):
         seats = names.count(name)
         wins = result.wins[name]
-        table.add_row(name, str(seats), f"{wins:g}", f"{wins / max(1, games_):.3f}")
+        lo, hi = wilson(wins, games_)
+        asked = result.bot_decisions.get(name, 0)
+        per = f"{1000 * result.bot_seconds[name] / asked:.2f}" if asked else "—"
+        share = f"{wins / max(1, games_):.3f}"
+        table.add_row(name, str(seats), f"{wins:g}", share, f"{lo:.2f}–{hi:.2f}", per)
     console.print(table)
     console.print(
         f"draws: {result.draws}   games/s: {result.games_per_second:.1f}   "

@@ -19,6 +19,11 @@ class SimulationResult:
     decisions: int
     seconds: float
     per_game: list[dict[str, Any]] = field(default_factory=list)
+    # Per bot name: decisions asked (with more than one legal action) and their wall and CPU seconds.
+    bot_decisions: dict[str, int] = field(default_factory=dict)
+    bot_seconds: dict[str, float] = field(default_factory=dict)
+    bot_cpu_seconds: dict[str, float] = field(default_factory=dict)
+    bot_max_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def games_per_second(self) -> float:
@@ -58,11 +63,15 @@ def simulate(
     draws = 0
     decisions = 0
     per_game: list[dict[str, Any]] = []
+    timing = SimulationResult(0, {}, 0, 0, 0.0)
     start = time.perf_counter()
     for g in range(n_games):
         holders = [bot_names[(i + g) % players] for i in range(players)]
         state = game.new_game(players=players, seed=master.next64(), options=options)
-        seated = [bots.make(name, game, seat, seed=master.next64()) for seat, name in enumerate(holders)]
+        seated: list[bots.Bot] = [
+            _Timed(bots.make(name, game, seat, seed=master.next64()), name, timing)
+            for seat, name in enumerate(holders)
+        ]
         decisions += bots.play_game(state, seated)
         winners = state.winners()
         if len(winners) == 1:
@@ -72,4 +81,31 @@ def simulate(
         per_game.append({"holders": holders, "winners": winners})
         if on_game is not None:
             on_game(g)
-    return SimulationResult(n_games, wins, draws, decisions, time.perf_counter() - start, per_game)
+    return SimulationResult(
+        n_games, wins, draws, decisions, time.perf_counter() - start, per_game,
+        timing.bot_decisions, timing.bot_seconds, timing.bot_cpu_seconds, timing.bot_max_seconds,
+    )
+
+
+class _Timed(bots.Bot):
+    """Times a bot's decisions (those with a real choice) into a result's per-bot counters."""
+
+    def __init__(self, inner: bots.Bot, name: str, into: SimulationResult) -> None:
+        self.inner = inner
+        self.name = name
+        self.seat = inner.seat
+        self.game = inner.game
+        self.into = into
+
+    def act(self, view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+        if len(legal) < 2:
+            return self.inner.act(view, legal)
+        wall, cpu = time.perf_counter(), time.process_time()
+        action = self.inner.act(view, legal)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        r, name = self.into, self.name
+        r.bot_decisions[name] = r.bot_decisions.get(name, 0) + 1
+        r.bot_seconds[name] = r.bot_seconds.get(name, 0.0) + wall
+        r.bot_cpu_seconds[name] = r.bot_cpu_seconds.get(name, 0.0) + cpu
+        r.bot_max_seconds[name] = max(r.bot_max_seconds.get(name, 0.0), wall)
+        return action

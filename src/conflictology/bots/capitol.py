@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conflictology.bots import Bot
-from conflictology.engine import Action, Game, View
+from conflictology.bots.ismcts import SearchPolicy
+from conflictology.engine import Action, Game, GameState, Rng, View
 from conflictology.games.capitol.data import (
     CLAIM,
     COPIES,
@@ -511,3 +512,65 @@ def factory(personality: str = "heuristic") -> Any:
         return bot
 
     return make
+
+
+class CapitolSearch(SearchPolicy):
+    """ISMCTS hooks for Capitol: a quick playout policy in the spirit of the heuristic.
+
+    A playout runs in a sampled world, so it may read that world's cards; it uses them only for the
+    acting seat's own hand (as a player would), never to catch another seat's bluff: challenges in a
+    playout come at a fixed small rate, truthful or not.
+    """
+
+    challenge_rate = 0.12
+    bluff_rate = 0.12
+
+    def playout_action(self, state: GameState, seat: int, rng: Rng) -> Action:
+        legal = state.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        s: Any = state
+        try:
+            phase: str = s.phase
+            hand: list[str] = s.hidden[seat]
+        except AttributeError:  # another engine layout: fall back to random playouts
+            return rng.choice(legal)
+        if phase == "turn":
+            return self._turn(s, seat, hand, legal, rng)
+        if phase in ("challenge", "block_challenge"):
+            return legal[1] if rng.random() < self.challenge_rate else legal[0]
+        if phase == "block":
+            blocks = [a for a in legal if a["type"] == "block"]
+            held = [a for a in blocks if a["card"] in hand]
+            if held:
+                return held[0]
+            if blocks and ((len(hand) == 1 and s.action == "hacker") or rng.random() < self.bluff_rate):
+                return rng.choice(blocks)
+            return legal[0]
+        if phase in ("lose", "return", "show"):
+            return min(legal, key=lambda a: ROLE_VALUE[a["card"]])
+        if phase == "exchange":
+            return max(legal, key=lambda a: sum(ROLE_VALUE[c] for c in set(a["cards"])))
+        if phase == "investigate":
+            shown = getattr(s, "shown", "")
+            strong = shown in ROLE_VALUE and ROLE_VALUE[shown] >= ROLE_VALUE["judge"]
+            return legal[1] if strong else legal[0]
+        return rng.choice(legal)
+
+    def _turn(self, s: Any, seat: int, hand: list[str], legal: list[Action], rng: Rng) -> Action:
+        by_type: dict[str, list[Action]] = {}
+        for a in legal:
+            by_type.setdefault(a["type"], []).append(a)
+        if "scandal" in by_type:
+            return rng.choice(by_type["scandal"])
+        if "hacker" in by_type and ("hacker" in hand or rng.random() < self.bluff_rate):
+            return rng.choice(by_type["hacker"])
+        if "banker" in hand or rng.random() < self.bluff_rate:
+            return by_type["banker"][0]
+        if "mafia" in hand and rng.random() < 0.5:
+            rich = [a for a in by_type["mafia"] if s.money[a["target"]] >= 2]
+            if rich:
+                return rng.choice(rich)
+        if {"reporter", "police"} & set(hand) and not {"banker", "hacker", "mafia"} & set(hand):
+            return by_type["reporter"][0] if "reporter" in hand else by_type["police_swap"][0]
+        return by_type["foreign_aid"][0] if rng.random() < 0.5 else by_type["income"][0]

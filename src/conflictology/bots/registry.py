@@ -32,3 +32,4 @@ for _name in _capitol.PERSONALITIES:
 # Conspiranoicos: the heuristic.
 register("heuristic", _conspiranoicos.factory(), game="conspiranoicos")
 _ismcts.register_policy("conspiranoicos", _conspiranoicos.ConspiranoicosSearch())
+_ismcts.register_policy("capitol", _capitol.CapitolSearch())
