@@ -187,7 +187,7 @@ function choiceCard(c, id) {
       if (kind === 'keep') c.act(c.legal.find((a) => a.type === 'keep' && a.card === id));
       else { c.ui.card = id; c.rerender(); }
     },
-  }, face(id, { small: true }));
+  }, face(id));
 }
 
 function pyramidArea(c) {
