@@ -177,13 +177,14 @@ def test_spectator_view_is_refused_by_the_encoder() -> None:
         rl.encoder_for("capitol").encode(state.view(None), 2)
 
 
+@pytest.mark.parametrize("spec", ["heuristic", "ismcts:iterations=20:seconds=1"])
 @pytest.mark.parametrize("game", GAMES)
-def test_bot_policy_plays_inside_the_environment(game: str) -> None:
+def test_bot_policy_plays_inside_the_environment(game: str, spec: str) -> None:
     env = rl.env(game)
     env.reset(seed=2)
-    # A search bot with a small budget: it exists for every game and decides from the view alone.
-    policy = rl.BotPolicy("ismcts:iterations=20:seconds=1", seed=3)
+    policy = rl.BotPolicy(spec, seed=3)
     rng = Rng(5)
+    bot_moves = 0
     for agent in env.agent_iter(20_000):
         obs, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
@@ -192,9 +193,10 @@ def test_bot_policy_plays_inside_the_environment(game: str) -> None:
             action = policy(env, agent)
             assert obs["action_mask"][action] == 1
             env.step(action)
+            bot_moves += 1
         else:
             env.step(rl.random_policy(obs, rng))
-    assert not env.agents
+    assert not env.agents and bot_moves > 0
 
 
 def test_bad_construction_is_refused() -> None:
