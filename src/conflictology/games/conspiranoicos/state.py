@@ -1,7 +1,7 @@
 """The state of one game of Conspiranoicos and its rules: Collect Evidence, Sort Evidence, Scoring.
 
 Cards are held as indices into the deck (plain lists of ints) so that ``clone`` is a handful of list
-copies; actions and views speak card ids. Rule numbers in comments refer to
+copies; actions and views speak card ids. "Rulings" in comments names a section of
 ``shared/design/conspiranoicos-rulings.md``; "rulebook" is ``shared/seeds/002_*.txt``.
 """
 
