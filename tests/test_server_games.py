@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from conflictology import bots, games
 from server_helpers import (
     Player,
     Server,
@@ -95,6 +96,15 @@ def test_capitol_two_humans(server: Server) -> None:
 
 def test_conspiranoicos_human_against_bot(server: Server) -> None:
     play_table(server, "conspiranoicos", humans=1, bots=1, level="random", seed=4)
+
+
+def test_bots_without_a_level_get_a_default_that_plays_the_game(server: Server) -> None:
+    for game in ("capitol", "conspiranoicos"):
+        table = make_table(server, game, humans=1, bots=1)
+        with server.http() as http:
+            seat = http.get(f"/api/rooms/{table.code}").json()["seats"][1]
+        assert seat["bot"] and seat["level"] in bots.names()
+        bots.check(seat["level"], games.get(game))
 
 
 def test_conspiranoicos_two_humans(server: Server) -> None:

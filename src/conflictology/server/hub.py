@@ -24,7 +24,7 @@ from conflictology import bots
 from conflictology.server.backend import MemoryBackend, RoomBackend
 from conflictology.server.config import ServerConfig
 from conflictology.server.protocol import CreateRoom, RoomSettings
-from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code
+from conflictology.server.rooms import Room, RoomError, RoomStatus, default_level, new_code
 from conflictology.server.security import TokenBucket
 from conflictology.server.store import Store
 
@@ -33,16 +33,6 @@ log = logging.getLogger("conflictology.server")
 T = TypeVar("T")
 
 _encoder = msgspec.json.Encoder()
-
-
-def _stand_in_level(room: Room) -> str:
-    """The bot that plays for a player who is away or left: the default level when it can play
-    this game, else the random bot."""
-    try:
-        bots.check(bots.DEFAULT_LEVEL, room.game)
-    except ValueError:
-        return "random"
-    return bots.DEFAULT_LEVEL
 
 
 class Connection:
@@ -100,6 +90,8 @@ class Hub:
         self.tasks: dict[str, dict[str, tuple[asyncio.Task[None], int]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._archived: set[str] = set()
+        # Bot delays and seeds (its own generator: the global one belongs to the host program).
+        self._rng = random.Random()
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -292,7 +284,7 @@ class Hub:
         if base is None:
             base = self.config.bot_delay
         # A little irregularity reads as a person thinking.
-        return base * random.uniform(0.7, 1.3)
+        return base * self._rng.uniform(0.7, 1.3)
 
     async def _timer(self, code: str, seq: int, deadline: float) -> None:
         # The event loop's clock is monotonic and deadlines are wall-clock epoch seconds (clients
@@ -319,11 +311,11 @@ class Hub:
         if seat not in state.waiting_for():
             return
         s = room.seats[seat]
-        level = s.level if s.bot and s.level else _stand_in_level(room)
+        level = s.level if s.bot and s.level else default_level(room.game)
         view, legal = state.view(seat), state.legal_actions(seat)
         fallback = state.timeout_action(seat)
         try:
-            bot = bots.make(level, room.game, seat, random.getrandbits(63))
+            bot = bots.make(level, room.game, seat, self._rng.getrandbits(63))
             # Search bots may think for a while: off the event loop, on a copy of the view.
             action = await asyncio.to_thread(bot.act, view, legal)
         except Exception:

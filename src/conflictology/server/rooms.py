@@ -67,6 +67,16 @@ def decision_kind(legal: list[Action]) -> str:
     return "choice"
 
 
+def default_level(game: Game) -> str:
+    """The level seated when the host names none, and the stand-in for absent players: the bots
+    package's default when it can play this game, else the random bot (which plays every game)."""
+    try:
+        bots.check(bots.DEFAULT_LEVEL, game)
+    except ValueError:
+        return "random"
+    return bots.DEFAULT_LEVEL
+
+
 class RoomStatus(StrEnum):
     LOBBY = "lobby"
     PLAYING = "playing"
@@ -292,7 +302,7 @@ class Room:
 
     def add_bots(self, count: int, level: str | None) -> list[int]:
         self._require_lobby()
-        level = level or bots.DEFAULT_LEVEL
+        level = level or default_level(self.game)
         try:
             # Any name, level or spec the bots package accepts for this game ("random", "normal"...).
             bots.check(level, self.game)
