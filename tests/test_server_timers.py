@@ -1,0 +1,104 @@
+"""The decision clocks of Capitol ruling 19 on the real games, driven by a fake clock (no waiting):
+how decisions are classified, when a clock is kept or restarted, and what a timeout does."""
+
+from __future__ import annotations
+
+from conflictology import games
+from conflictology.server.protocol import RoomSettings
+from conflictology.server.rooms import Room, RoomStatus, decision_kind
+
+# Seat 0 holds two Bankers, seat 1 Mafia + Judge, seat 2 Hacker + Police; the rest is the deck.
+DECK = ["banker", "banker", "mafia", "judge", "hacker", "police", "banker", "mafia", "mafia", "hacker",
+        "hacker", "judge", "judge", "reporter", "reporter", "reporter", "police", "police"]  # fmt: skip
+
+
+def capitol_room(now: float, **settings: object) -> Room:
+    room, _ = Room.create("TEST2", "capitol", "Ada", {"first_player": 0}, RoomSettings(**settings))  # type: ignore[arg-type]
+    room.join("Bob")
+    room.join("Cy")
+    room.start(now)
+    # The same table, dealt from a known deck (start() shuffles with a fresh seed).
+    room.state = games.get("capitol").new_game(3, seed=1, options=room.options, deck=DECK)
+    room.initial_json = room.state.to_json()
+    room.decision = {}
+    room._after_state_change(now, force_new_clock=True)
+    return room
+
+
+def test_decisions_are_classified_from_the_legal_actions() -> None:
+    capitol = games.get("capitol").new_game(3, seed=1, options={"first_player": 0}, deck=DECK)
+    assert decision_kind(capitol.legal_actions(0)) == "turn"
+    capitol.apply(0, {"type": "banker"})
+    assert decision_kind(capitol.legal_actions(1)) == "response"
+    capitol.apply(1, {"type": "challenge"})
+    assert decision_kind(capitol.legal_actions(1)) == "choice"  # lose an influence
+    cons = games.get("conspiranoicos").new_game(2, seed=1)
+    assert decision_kind(cons.legal_actions(0)) == "turn"  # simultaneous plays
+    assert decision_kind([{"type": "keep", "cards": ["judge", "mafia"]}]) == "choice"
+    assert decision_kind([{"type": "pass"}, {"type": "block", "card": "banker"}]) == "response"
+
+
+def test_a_clock_runs_per_decision_and_timeouts_follow_ruling_19() -> None:
+    t = 1000.0
+    room = capitol_room(t)
+    assert room.deadline == t + 60 and room.deadline_kind == "turn"
+    assert not room.expire(t + 59.9)  # not yet
+    room.act(0, {"type": "banker"}, room.seq, t + 5)
+    assert room.deadline == t + 5 + 12 and room.deadline_kind == "response"
+    window = room.deadline
+    # Seat 1 passes: seat 2 still faces the same window, its clock is not restarted.
+    room.act(1, {"type": "pass"}, room.seq, t + 10)
+    assert room.deadline == window
+    # Seat 2 lets the clock run out: a response times out as a pass, the Banker takes $3M, and the
+    # next turn gets a fresh turn clock.
+    assert room.expire(window + 0.1)
+    assert room.actions[-1] == {"seq": room.seq, "seat": 2, "action": {"type": "pass"}, "by": "timeout"}
+    assert room.state is not None and room.state.view(None)["players"][0]["money"] == 5
+    assert room.state.waiting_for() == [1]
+    assert room.deadline == window + 0.1 + 60 and room.deadline_kind == "turn"
+    # A silent turn takes Income.
+    assert room.expire(room.deadline + 1)
+    assert room.actions[-1]["action"] == {"type": "income"} and room.actions[-1]["by"] == "timeout"
+
+
+def test_a_silent_response_window_passes_for_everyone_at_once() -> None:
+    t = 0.0
+    room = capitol_room(t, response_seconds=5)
+    room.act(0, {"type": "banker"}, room.seq, t)
+    seq = room.seq
+    assert room.expire(t + 5.01)
+    assert [(a["seat"], a["action"]["type"], a["by"]) for a in room.actions[-2:]] == [
+        (1, "pass", "timeout"),
+        (2, "pass", "timeout"),
+    ]
+    assert room.seq == seq + 2 and room.state is not None and room.state.waiting_for() == [1]
+
+
+def test_a_lost_influence_is_chosen_on_timeout() -> None:
+    t = 0.0
+    room = capitol_room(t, choice_seconds=30)
+    room.act(0, {"type": "banker"}, room.seq, t)
+    room.act(1, {"type": "challenge"}, room.seq, t + 1)  # seat 0 really holds a Banker
+    assert room.deadline_kind == "choice" and room.deadline == t + 1 + 30
+    assert room.expire(t + 31.5)
+    last = room.actions[-1]
+    assert last["seat"] == 1 and last["action"]["type"] == "lose" and last["by"] == "timeout"
+    assert last["action"]["card"] in ("mafia", "judge")
+
+
+def test_timers_off_means_no_deadline_and_no_expiry() -> None:
+    room = capitol_room(0.0, timers=False)
+    assert room.deadline is None
+    assert not room.expire(10**9)
+    assert room.status is RoomStatus.PLAYING and room.actions == []
+
+
+def test_a_snapshot_round_trip_keeps_the_clock_and_the_game() -> None:
+    room = capitol_room(50.0)
+    room.act(0, {"type": "banker"}, room.seq, 51.0)
+    copy = Room.restore(room.snapshot())
+    assert copy.deadline == room.deadline and copy.decision == room.decision and copy.seq == room.seq
+    assert copy.state is not None and room.state is not None
+    assert copy.state.to_json() == room.state.to_json()
+    copy.act(1, {"type": "pass"}, copy.seq, 52.0)
+    assert copy.deadline == room.deadline  # the restored window keeps its clock too
