@@ -313,7 +313,10 @@ class Hub:
         s = room.seats[seat]
         level = s.level if s.bot and s.level else default_level(room.game)
         view, legal = state.view(seat), state.legal_actions(seat)
-        fallback = state.timeout_action(seat)
+        try:
+            fallback = state.timeout_action(seat)
+        except Exception:
+            fallback = legal[0]
         try:
             bot = bots.make(level, room.game, seat, self._rng.getrandbits(63))
             # Search bots may think for a while: off the event loop, on a copy of the view.

@@ -422,9 +422,15 @@ class Room:
         for seat in sorted(before):
             if self.state.is_over() or seat not in self.state.waiting_for():
                 break
-            action = self.state.timeout_action(seat)
             trial = self.state.clone()
-            trial.apply(seat, action)
+            try:
+                action = self.state.timeout_action(seat)
+                trial.apply(seat, action)
+            except Exception:
+                # An engine whose timeout action misbehaves must not stall the table forever.
+                action = self.state.legal_actions(seat)[0]
+                trial = self.state.clone()
+                trial.apply(seat, action)
             self.state = trial
             self.seq += 1
             self._record(seat, action, "timeout")
