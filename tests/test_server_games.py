@@ -95,7 +95,7 @@ def test_capitol_two_humans(server: Server) -> None:
 
 
 def test_conspiranoicos_human_against_bot(server: Server) -> None:
-    play_table(server, "conspiranoicos", humans=1, bots=1, level="random", seed=4)
+    play_table(server, "conspiranoicos", humans=1, bots=1, level="normal", seed=4)
 
 
 def test_bots_without_a_level_get_a_default_that_plays_the_game(server: Server) -> None:
