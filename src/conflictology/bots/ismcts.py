@@ -24,11 +24,18 @@ from collections.abc import Callable
 from typing import Any
 
 from conflictology.bots import Bot
-from conflictology.engine import Action, Game, GameState, IllegalAction, Rng, View
+from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View
 
 
 class SearchPolicy:
     """Per-game hooks for the search. The defaults are game-agnostic."""
+
+    #: True: the other seats act by :meth:`playout_action` inside the tree too (an opponent model),
+    #: instead of by statistics that, gathered over the searcher's worlds, would know its cards
+    model_opponents: bool = False
+
+    #: see :meth:`prior`; 0 turns the prior off
+    prior_margin: float = 0.0
 
     #: playout decisions before the playout is cut off and :meth:`evaluate` scores it (None: to the end)
     playout_limit: int | None = None
@@ -44,6 +51,16 @@ class SearchPolicy:
     def evaluate(self, state: GameState) -> list[float]:
         """Each seat's expected reward in ``state`` (1 shared among the winners once over)."""
         return rewards(state)
+
+    def sampler(self, bot: ISMCTSBot, view: View) -> Callable[[Rng], GameState]:
+        """How worlds are drawn for one decision: uniformly among those the view allows, by default.
+        A game may weight them by what the public record suggests (claims, for example)."""
+        game = bot.game
+        return lambda rng: game.determinize(view, rng)
+
+    def prior(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
+        """The game's own choice, which the search must beat by ``prior_margin`` (None: no prior)."""
+        return None
 
     def decide(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
         """A decision the game answers without search (None: search it)."""
@@ -102,15 +119,18 @@ class ISMCTSBot(Bot):
         seconds = params.get("seconds")
         self.seconds: float | None = None if seconds is None else float(seconds)
         self.exploration = float(params.get("exploration", 0.7))
+        self.policy = policy_for(game)
+        #: how much better (in win probability) the search's pick must be to overrule the prior
+        self.prior_margin = float(params.get("margin", self.policy.prior_margin))
         if self.iterations < 1:
             raise ValueError("iterations must be at least 1")
-        self.policy = policy_for(game)
         #: iterations run by the last decision (benchmarks read it)
         self.last_iterations = 0
         #: the root statistics of the last decision: action index -> (visits, mean reward)
         self.last_root_stats: dict[int, tuple[int, float]] = {}
         self.total_iterations = 0
         self.total_seconds = 0.0
+        self._table: ActionTable = game.action_table
 
     def act(self, view: View, legal: list[Action]) -> Action:
         if not legal:
@@ -123,13 +143,15 @@ class ISMCTSBot(Bot):
         start = time.perf_counter()
         # A game whose table depends on the state (Conspiranoicos with another deck file) carries it.
         table = getattr(self.game.determinize(view, self.rng.copy()), "action_table", self.game.action_table)
+        self._table = table
         legal_idx = [table.index(a) for a in legal]
         budget = max(1, int(self.iterations * self.policy.prior_iterations(view, legal)))
         deadline = None if self.seconds is None else start + self.seconds
         root = _Node()
         done = 0
+        draw = self.policy.sampler(self, view)
         while done < budget:
-            world = self.game.determinize(view, self.rng)
+            world = draw(self.rng)
             self._iterate(root, world)
             done += 1
             if deadline is not None and time.perf_counter() >= deadline:
@@ -148,6 +170,21 @@ class ISMCTSBot(Bot):
                 -i,
             ),
         )
+        prior = self.policy.prior(self, view, legal)
+        margin = self.prior_margin
+        if prior is not None and margin > 0 and prior in legal:
+            # Search-verified heuristic: keep the game's own choice unless the search found an
+            # action clearly better (by ``prior_margin`` in win probability) and well explored.
+            p = legal.index(prior)
+            p_entry = mine.get(legal_idx[p])
+            b_entry = mine.get(legal_idx[best])
+            if (
+                best != p
+                and p_entry is not None
+                and b_entry is not None
+                and _mean(b_entry) - _mean(p_entry) < margin
+            ):
+                return legal[p]
         return legal[best]
 
     # -- one iteration ------------------------------------------------------------------------------
@@ -160,11 +197,19 @@ class ISMCTSBot(Bot):
             awaited = state.waiting_for()
             if not awaited or policy.cutoff(state):
                 break
-            options: dict[int, list[int]] = {s: state.legal_action_indices(s) for s in awaited}
+            model = policy.model_opponents
+            options: dict[int, list[int]] = {
+                s: state.legal_action_indices(s) for s in awaited if not model or s == self.seat
+            }
             chosen: list[tuple[int, int]] = []
             for seat in awaited:
-                idx, new = self._select(node, seat, options[seat])
-                expanded = expanded or new
+                if seat in options:
+                    idx, new = self._select(node, seat, options[seat])
+                    expanded = expanded or new
+                else:
+                    # Another seat, played by the game's model of a player: its choice is made in
+                    # the sampled world (its own cards), not from statistics gathered over our worlds.
+                    idx = self._table.index(policy.playout_action(state, seat, self.rng))
                 chosen.append((seat, idx))
             applied = self._apply_joint(state, chosen)
             path.append((node, applied, options))
@@ -185,9 +230,10 @@ class ISMCTSBot(Bot):
                     else:
                         entry[2] += 1
             for seat, idx in applied:
-                entry = n.stats[seat][idx]
-                entry[0] += 1
-                entry[1] += reward[seat]
+                if seat in options:
+                    entry = n.stats[seat][idx]
+                    entry[0] += 1
+                    entry[1] += reward[seat]
 
     def _select(self, node: _Node, seat: int, options: list[int]) -> tuple[int, bool]:
         """UCB over the actions legal in this world; an untried action first (True: new)."""

@@ -1,0 +1,152 @@
+"""Bot strength and speed: win shares with 95 % intervals, and ISMCTS simulations per second.
+
+    python benchmarks/bots.py                 # every row at its full sample size (tens of minutes)
+    python benchmarks/bots.py --scale 0.25    # a quarter of the games, for a quick look
+    python benchmarks/bots.py --only speed    # one row (speed, capitol-hr, capitol-ih, consp-hr, consp-ih)
+    python benchmarks/bots.py --json
+
+Each strength row is exactly ``conflictology simulate GAME --players N --games K --seed S --bots …``
+(seats rotated from game to game; the command is printed beside the row), with the target the issue
+set. The speed row runs ISMCTS decisions from 4-player Capitol positions and reports iterations per
+second of wall time and of process CPU time (on a shared machine, CPU time is the steadier figure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass
+
+from rich.console import Console
+from rich.table import Table
+
+from conflictology import bots, games
+from conflictology.arena import wilson
+from conflictology.engine import Rng
+from conflictology.simulate import simulate
+
+# The ISMCTS budget the strength rows use: the registered default (iterations, with a wall cap).
+ISMCTS = "ismcts"
+
+
+@dataclass
+class Row:
+    key: str
+    game: str
+    players: int
+    games: int
+    bot: str
+    against: str
+    win_share: float
+    low: float
+    high: float
+    target: float
+    ms_per_decision: float
+    max_ms_per_decision: float
+    command: str
+
+    @property
+    def met(self) -> bool:
+        return self.win_share >= self.target
+
+
+# key, game, seats (the measured bot first), games at scale 1, target win share
+MATCHES: list[tuple[str, str, list[str], int, float]] = [
+    ("capitol-hr", "capitol", ["heuristic", "random"], 400, 0.80),
+    ("capitol-ih", "capitol", [ISMCTS, "heuristic", "heuristic", "heuristic"], 120, 0.40),
+    ("consp-hr", "conspiranoicos", ["heuristic", "random"], 300, 0.65),
+    ("consp-ih", "conspiranoicos", [ISMCTS, "heuristic"], 120, 0.55),
+]
+
+
+def strength(key: str, game: str, seats: list[str], n: int, target: float, seed: int) -> Row:
+    result = simulate(game, len(seats), n, seats, seed=seed)
+    bot = seats[0]
+    wins = result.wins[bot]
+    lo, hi = wilson(wins, n)
+    asked = result.bot_decisions.get(bot, 0)
+    per = 1000 * result.bot_seconds.get(bot, 0.0) / asked if asked else 0.0
+    command = (
+        f"conflictology simulate {game} --players {len(seats)} --games {n} --seed {seed} "
+        f"--bots {','.join(seats)}"
+    )
+    return Row(
+        key, game, len(seats), n, bot, ",".join(seats[1:]), wins / n, lo, hi, target, per,
+        1000 * result.bot_max_seconds.get(bot, 0.0), command,
+    )
+
+
+def speed(decisions: int, iterations: int, seed: int) -> dict[str, float]:
+    """ISMCTS iterations per second on 4-player Capitol positions reached by heuristic play."""
+    game = games.get("capitol")
+    rng = Rng(seed)
+    wall = cpu = 0.0
+    done = asked = 0
+    while asked < decisions:
+        state = game.new_game(4, seed=rng.next64())
+        players = [bots.make("heuristic", game, s, seed=rng.next64()) for s in range(4)]
+        while not state.is_over() and asked < decisions:
+            seat = state.waiting_for()[0]
+            legal = state.legal_actions(seat)
+            if len(legal) > 1 and rng.random() < 0.3:
+                searcher = bots.make(f"ismcts:iterations={iterations}", game, seat, seed=rng.next64())
+                w, c = time.perf_counter(), time.process_time()
+                searcher.act(state.view(seat), legal)
+                wall += time.perf_counter() - w
+                cpu += time.process_time() - c
+                done += searcher.last_iterations  # type: ignore[attr-defined]
+                asked += 1
+            state.apply(seat, players[seat].act(state.view(seat), legal))
+    return {
+        "decisions": asked,
+        "iterations_per_decision": iterations,
+        "iterations_per_wall_second": done / wall,
+        "iterations_per_cpu_second": done / cpu,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every sample size")
+    parser.add_argument("--only", default=None, help="comma-separated row keys")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    only = set(args.only.split(",")) if args.only else None
+    console = Console(stderr=args.json)
+    out: dict[str, object] = {}
+    if only is None or "speed" in only:
+        out["speed"] = speed(max(5, int(40 * args.scale)), 500, args.seed)
+        console.print(
+            "ISMCTS on 4-player Capitol: {iterations_per_wall_second:.0f} iterations/s (wall), "
+            "{iterations_per_cpu_second:.0f} iterations/s (CPU)".format(**out["speed"])  # type: ignore[arg-type]
+        )
+    rows: list[Row] = []
+    for key, game, seats, n, target in MATCHES:
+        if only is not None and key not in only:
+            continue
+        games_n = max(10, int(n * args.scale))
+        console.print(f"[dim]{key}: {games_n} games…[/dim]")
+        rows.append(strength(key, game, seats, games_n, target, args.seed))
+    out["strength"] = [asdict(r) | {"met": r.met} for r in rows]
+    if args.json:
+        print(json.dumps(out))
+        return
+    table = Table(title="Bot strength (seats rotated; 95 % Wilson intervals)")
+    for col in ("game", "seats", "bot", "against", "games", "win share", "95 % CI", "target",
+                "ms/decision (max)"):
+        table.add_column(col, justify="right" if col not in ("game", "bot", "against") else "left")
+    for r in rows:
+        table.add_row(
+            r.game, str(r.players), r.bot, r.against, str(r.games), f"{r.win_share:.3f}",
+            f"{r.low:.2f}–{r.high:.2f}", f"≥ {r.target:.2f} {'✓' if r.met else '✗'}",
+            f"{r.ms_per_decision:.1f} ({r.max_ms_per_decision:.0f})",
+        )
+    console.print(table)
+    for r in rows:
+        console.print(f"[dim]{r.key}: {r.command}[/dim]")
+
+
+if __name__ == "__main__":
+    main()
