@@ -1,0 +1,33 @@
+"""The README's and the engine guide's Python examples run as they are written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ["README.md", "docs/engine.md"]
+
+
+def python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_python_examples_run(doc: str) -> None:
+    blocks = python_blocks(ROOT / doc)
+    assert blocks, f"{doc} has no Python example"
+    for block in blocks:
+        exec(compile(block, doc, "exec"), {"__name__": "__doc_example__"})
+
+
+def test_readme_opens_with_the_two_commands() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    head = "\n".join(lines[:6])
+    assert "scripts/serve" in head and "scripts/test" in head
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "scripts/test" in ci
+    for script in ("serve", "test"):
+        assert (ROOT / "scripts" / script).stat().st_mode & 0o111, f"scripts/{script} must be executable"
