@@ -87,6 +87,9 @@ export class Connection {
       this.onStatus('open', 0);
     });
     ws.addEventListener('message', (ev) => {
+      // A closed connection delivers nothing more: a message already in flight (the server's notice
+      // that this seat left, say) must not reach a page that has moved on.
+      if (this.closed || this.ws !== ws) return;
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
       this.onMessage(msg);

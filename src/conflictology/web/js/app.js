@@ -652,11 +652,14 @@ function botAdder() {
 }
 
 async function leaveRoom() {
-  if (S.token) {
-    try { await S.api.leave(S.code, S.token); } catch { /* the seat is dropped from this browser anyway */ }
-  }
-  store(TOKEN_PREFIX + S.code, null);
+  const code = S.code;
+  const seatToken = S.token;
+  store(TOKEN_PREFIX + code, null);
+  // Close the socket before telling the server, so its notice that the seat left is not read as a kick.
   goHome();
+  if (seatToken) {
+    try { await S.api.leave(code, seatToken); } catch { /* the seat is dropped from this browser anyway */ }
+  }
 }
 
 // ---- table ---------------------------------------------------------------------------------------------
