@@ -50,7 +50,11 @@ THEN_CONTINUE = "continue"  # the action stands: block window if any, then resol
 THEN_RESOLVE = "resolve"
 THENS = ("", THEN_END, THEN_CONTINUE, THEN_RESOLVE)
 
-_PASS_CHALLENGE = ("pass", "challenge")
+# A legal action as an immutable key: ``(type,)`` or ``(type, field, value)``, the value an int seat,
+# a role, or a sorted tuple of roles (a kept hand). The state caches keys, never the dicts it hands out.
+Key = tuple[Any, ...]
+_PASS: Key = ("pass",)
+_CHALLENGE: Key = ("challenge",)
 
 # A log entry is a tuple (event type, fields…); views.py renders it. ("_raw", dict) holds an entry
 # already rendered (a determinized state copies the log it was drawn from).
@@ -101,7 +105,7 @@ class CapitolState(GameState):
     log: list[LogEntry]
     winner: int
     _lseat: int
-    _legal: list[Action]
+    _legal: list[Key]
 
     # ------------------------------------------------------------------ construction
 
@@ -192,49 +196,54 @@ class CapitolState(GameState):
         return [self.winner] if self.phase == OVER else []
 
     def legal_actions(self, seat: int) -> list[Action]:
+        # The cache holds immutable keys; every call hands out fresh dicts that nobody else holds, so
+        # a caller scribbling on them cannot reach the state (nor a clone sharing the cache).
         if type(seat) is int and seat == self._lseat:
-            return self._legal[:]
-        if type(seat) is not int or seat not in self.awaiting:
+            keys = self._legal
+        elif type(seat) is not int or seat not in self.awaiting:
             return []
-        legal = self._compute_legal(seat)
-        self._lseat = seat
-        self._legal = legal
-        return legal[:]
+        else:
+            keys = self._compute_legal(seat)
+            self._lseat = seat
+            self._legal = keys
+        if self.phase == EXCHANGE:
+            return [{"type": k[0], "cards": list(k[2])} for k in keys]
+        return [{"type": k[0]} if len(k) == 1 else {"type": k[0], k[1]: k[2]} for k in keys]
 
-    def _compute_legal(self, seat: int) -> list[Action]:
+    def _compute_legal(self, seat: int) -> list[Key]:
         phase = self.phase
         if phase in (CHALLENGE, BLOCK_CHALLENGE):
-            return [{"type": "pass"}, {"type": "challenge"}]
+            return [_PASS, _CHALLENGE]
         if phase == TURN:
             return self._turn_actions(seat)
         if phase == BLOCK:
-            return [{"type": "pass"}] + [{"type": "block", "card": r} for r in self._block_roles()]
+            return [_PASS] + [("block", "card", r) for r in self._block_roles()]
         if phase in (LOSE, RETURN, SHOW):
-            return [{"type": phase, "card": r} for r in _distinct(self.hidden[seat])]
+            return [(phase, "card", r) for r in _distinct(self.hidden[seat])]
         if phase == EXCHANGE:
             pool = sorted(self.hidden[seat])
-            return [{"type": "keep", "cards": list(c)} for c in dict.fromkeys(combinations(pool, self.keep))]
+            return [("keep", "cards", c) for c in dict.fromkeys(combinations(pool, self.keep))]
         if phase == INVESTIGATE:
-            return [{"type": "let_keep"}, {"type": "force_redraw"}]
+            return [("let_keep",), ("force_redraw",)]
         return []
 
-    def _turn_actions(self, seat: int) -> list[Action]:
+    def _turn_actions(self, seat: int) -> list[Key]:
         money = self.money[seat]
         alive = self.alive
         targets = [t for t in range(self.n) if t != seat and alive[t]]
         if self.opt_forced and money >= data.FORCED_SCANDAL_AT:
             # Ruling 4: checked when the turn starts, before anything else.
-            return [{"type": "scandal", "target": t} for t in targets]
-        out: list[Action] = [{"type": "income"}, {"type": "foreign_aid"}]
+            return [("scandal", "target", t) for t in targets]
+        out: list[Key] = [("income",), ("foreign_aid",)]
         if money >= data.COST["scandal"]:
-            out += [{"type": "scandal", "target": t} for t in targets]
-        out.append({"type": "banker"})
-        out += [{"type": "mafia", "target": t} for t in targets]
+            out += [("scandal", "target", t) for t in targets]
+        out.append(("banker",))
+        out += [("mafia", "target", t) for t in targets]
         if money >= data.COST["hacker"]:
-            out += [{"type": "hacker", "target": t} for t in targets]
-        out.append({"type": "reporter"})
-        out += [{"type": "police_investigate", "target": t} for t in targets]
-        out.append({"type": "police_swap"})
+            out += [("hacker", "target", t) for t in targets]
+        out.append(("reporter",))
+        out += [("police_investigate", "target", t) for t in targets]
+        out.append(("police_swap",))
         return out
 
     def _block_roles(self) -> tuple[str, ...]:
@@ -255,36 +264,44 @@ class CapitolState(GameState):
             legal = self._compute_legal(seat)
             self._lseat = seat
             self._legal = legal
-        for a in legal:
-            if a is action:
-                break
-        else:
-            a = _match(legal, action, seat, self.phase)
+        # Always by value, never by identity: the dict may be one legal_actions handed out and the
+        # caller changed since (a Mafia retargeted at oneself, an Income turned into a Scandal).
+        k = _key(action)
+        if k is None or k not in legal:
+            raise IllegalAction(self._refusal(seat, action))
         self._lseat = -1
         phase = self.phase
         if phase == CHALLENGE:
-            self._on_challenge(seat, a)
+            self._on_challenge(seat, k[0])
         elif phase == TURN:
-            self._on_turn(seat, a)
+            self._on_turn(seat, k)
         elif phase == BLOCK:
-            self._on_block(seat, a)
+            self._on_block(seat, k)
         elif phase == BLOCK_CHALLENGE:
-            self._on_block_challenge(seat, a)
+            self._on_block_challenge(seat, k[0])
         elif phase == LOSE:
             self.losses.pop(0)
-            self._lose(seat, a["card"])
+            self._lose(seat, k[2])
             if self.phase != OVER:
                 self._run_losses()
         elif phase == RETURN:
-            self._replace(seat, a["card"])
+            self._replace(seat, k[2])
             self.log.append(("return", seat))
             self._next_turn()
         elif phase == EXCHANGE:
-            self._on_exchange(seat, a["cards"])
+            self._on_exchange(seat, list(k[2]))
         elif phase == SHOW:
-            self._show(seat, a["card"])
+            self._show(seat, k[2])
         elif phase == INVESTIGATE:
-            self._on_investigate(seat, a["type"])
+            self._on_investigate(seat, k[0])
+
+    def _refusal(self, seat: int, action: Any) -> str:
+        if type(action) is not dict:
+            return f"an action is an object with a 'type', got {type(action).__name__}"
+        return (
+            f"illegal action for seat {seat} in phase {self.phase}: {action!r}; legal: "
+            + json.dumps(self.legal_actions(seat), separators=(",", ":"))
+        )
 
     def timeout_action(self, seat: int) -> Action:
         """Ruling 19: a response passes, an exchange keeps the hand, a turn takes Income (or, when
@@ -347,10 +364,10 @@ class CapitolState(GameState):
         alive = self.alive
         return [s for s in range(self.n) if s != seat and alive[s]]
 
-    def _on_turn(self, seat: int, a: Action) -> None:
-        kind: str = a["type"]
+    def _on_turn(self, seat: int, k: Key) -> None:
+        kind: str = k[0]
         self.action = kind
-        target: int = a.get("target", -1)
+        target: int = k[2] if len(k) == 3 else -1
         self.target = target
         cost = data.COST.get(kind)
         if cost:
@@ -373,8 +390,8 @@ class CapitolState(GameState):
             self.awaiting = self._others_alive(seat)
             self.passed = []
 
-    def _on_challenge(self, seat: int, a: Action) -> None:
-        if a["type"] == "pass":
+    def _on_challenge(self, seat: int, kind: str) -> None:
+        if kind == "pass":
             self.awaiting.remove(seat)
             self.passed.append(seat)
             if not self.awaiting:
@@ -419,16 +436,16 @@ class CapitolState(GameState):
                 return
         self._resolve()
 
-    def _on_block(self, seat: int, a: Action) -> None:
-        if a["type"] == "pass":
+    def _on_block(self, seat: int, k: Key) -> None:
+        if k[0] == "pass":
             self.awaiting.remove(seat)
             self.passed.append(seat)
             if not self.awaiting:
                 self._resolve()
             return
         self.blocker = seat
-        self.block_claim = a["card"]
-        self.log.append(("block", seat, a["card"], self.actor))
+        self.block_claim = k[2]
+        self.log.append(("block", seat, k[2], self.actor))
         self.phase = BLOCK_CHALLENGE
         self.passed = []
         if self.opt_anyone:
@@ -436,9 +453,9 @@ class CapitolState(GameState):
         else:
             self.awaiting = [self.actor]  # ruling 7: the book's two options are the actor's
 
-    def _on_block_challenge(self, seat: int, a: Action) -> None:
+    def _on_block_challenge(self, seat: int, kind: str) -> None:
         blocker = self.blocker
-        if a["type"] == "pass":
+        if kind == "pass":
             self.awaiting.remove(seat)
             self.passed.append(seat)
             if self.awaiting:
@@ -715,21 +732,29 @@ def _distinct(hand: list[str]) -> list[str]:
     return list(dict.fromkeys(hand))
 
 
-def _match(legal: list[Action], action: Any, seat: int, phase: str) -> Action:
-    """The legal action equal to ``action`` (strictly: no bools or floats for seats), or raise."""
+_MISSING: Any = object()
+
+
+def _key(action: Any) -> Key | None:
+    """The key of an action dict, checked strictly (seats are ints, not bools or floats; roles are
+    strings; no extra field), or ``None``. A kept hand is a multiset: its key sorts the cards."""
     if type(action) is not dict:
-        raise IllegalAction(f"an action is an object with a 'type', got {type(action).__name__}")
-    probe = action
-    cards = action.get("cards")
-    if type(cards) is list and all(type(c) is str for c in cards):
-        probe = {**action, "cards": sorted(cards)}  # a kept hand is a multiset: any order will do
-    for a in legal:
-        if a == probe:
-            target = probe.get("target")
-            if target is not None and type(target) is not int:
-                break
-            return a
-    raise IllegalAction(
-        f"illegal action for seat {seat} in phase {phase}: {action!r}; legal: "
-        + json.dumps(legal, separators=(",", ":"))
-    )
+        return None
+    kind = action.get("type")
+    if type(kind) is not str:
+        return None
+    size = len(action)
+    if size == 1:
+        return (kind,)
+    if size != 2:
+        return None
+    value = action.get("target", _MISSING)
+    if value is not _MISSING:
+        return (kind, "target", value) if type(value) is int else None
+    value = action.get("card", _MISSING)
+    if value is not _MISSING:
+        return (kind, "card", value) if type(value) is str else None
+    value = action.get("cards", _MISSING)
+    if type(value) is list and all(type(c) is str for c in value):
+        return (kind, "cards", tuple(sorted(value)))
+    return None

@@ -1,0 +1,102 @@
+"""Capitol never trusts an action dict by identity: a mutated copy of a legal action is refused and
+changes nothing, and mutating what ``legal_actions`` returned never corrupts the state."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from conflictology import IllegalAction
+from conflictology.games.capitol import GAME, CapitolState
+from conflictology.games.capitol.data import DECK, ROLES, TREASURY_TOTAL
+
+B, M, H, J, R, P = "banker", "mafia", "hacker", "judge", "reporter", "police"
+
+
+def table(hands: list[list[str]], seed: int = 1) -> CapitolState:
+    deck = [c for h in hands for c in h]
+    rest = Counter(DECK)
+    rest.subtract(deck)
+    deck += [r for r in ROLES for _ in range(rest[r])]
+    return GAME.new_game(players=len(hands), seed=seed, options={"first_player": 0}, deck=deck)
+
+
+def conserved(state: CapitolState) -> bool:
+    view = state.view(None)
+    return bool(sum(p["money"] for p in view["players"]) + view["treasury"] == TREASURY_TOTAL)
+
+
+@pytest.mark.parametrize(
+    ("pick", "mutation"),
+    [
+        # A Mafia against oneself: would "steal" from one's own purse.
+        ({"type": "mafia", "target": 1}, {"target": 0}),
+        # An Income turned into a Scandal with $2M: would pay a fee the purse does not hold.
+        ({"type": "income"}, {"type": "scandal", "target": 1}),
+        # A seat as a bool or a float is not a seat.
+        ({"type": "mafia", "target": 1}, {"target": True}),
+        ({"type": "mafia", "target": 1}, {"target": 1.0}),
+        # An extra field is not the same action.
+        ({"type": "income"}, {"note": "x"}),
+    ],
+)
+def test_a_mutated_legal_action_is_refused_and_changes_nothing(
+    pick: dict[str, Any], mutation: dict[str, Any]
+) -> None:
+    state = table([[B, M], [H, J], [R, P]])
+    legal = state.legal_actions(0)
+    action = next(a for a in legal if a == pick)
+    action.update(mutation)
+    before = state.to_json()
+    with pytest.raises(IllegalAction):
+        state.apply(0, action)
+    assert state.to_json() == before
+    assert conserved(state)
+
+
+def test_mutating_returned_actions_does_not_corrupt_later_legal_actions() -> None:
+    state = table([[B, M], [H, J]])
+    first = state.legal_actions(0)
+    pristine = [dict(a) for a in first]
+    for a in first:
+        a["type"] = "scandal"
+        a["target"] = 0
+    first.clear()
+    assert state.legal_actions(0) == pristine
+    assert state.clone().legal_actions(0) == pristine
+    # The fresh list is still applied by value.
+    state.apply(0, {"type": "mafia", "target": 1})
+    assert state.phase == "challenge"
+
+
+def test_a_kept_hand_mutated_after_listing_is_refused() -> None:
+    state = table([[R, B], [H, J]])
+    state.apply(0, {"type": "reporter"})
+    state.apply(1, {"type": "pass"})
+    keeps = state.legal_actions(0)
+    assert keeps and all(a["type"] == "keep" for a in keeps)
+    bad = keeps[0]
+    bad["cards"] = [J, J]  # the seat never held two Judges
+    before = state.to_json()
+    with pytest.raises(IllegalAction):
+        state.apply(0, bad)
+    assert state.to_json() == before
+
+
+def test_random_games_with_mutated_copies_keep_money_and_cards() -> None:
+    """Random play where every chosen action's list was scribbled on first: nothing leaks in."""
+    rng = random.Random(7)
+    for game_no in range(40):
+        state = GAME.new_game(players=rng.randint(2, 6), seed=game_no)
+        while not state.is_over():
+            seat = rng.choice(state.waiting_for())
+            legal = state.legal_actions(seat)
+            choice = dict(rng.choice(legal))
+            for a in legal:  # scribble over every listed dict, as a careless client might
+                a["type"] = "scandal"
+                a["target"] = seat
+            state.apply(seat, choice)
+            state.check_invariants()
