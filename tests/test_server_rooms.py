@@ -330,11 +330,13 @@ def test_rooms_without_spectators_refuse_tokenless_sockets(server: Server) -> No
     p.close()
 
 
-def test_serve_refuses_redis_for_now() -> None:
+def test_serve_refuses_a_redis_that_does_not_answer() -> None:
     from typer.testing import CliRunner
 
     from conflictology.cli import app
+    from server_helpers import free_port
 
-    result = CliRunner().invoke(app, ["serve", "--redis", "redis://127.0.0.1:6379"])
+    url = f"redis://:secret@127.0.0.1:{free_port()}/0"
+    result = CliRunner().invoke(app, ["serve", "--port", str(free_port()), "--redis", url])
     assert result.exit_code == 2
-    assert "not yet supported" in result.output
+    assert "no Redis answers" in result.output and "secret" not in result.output

@@ -24,6 +24,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from conflictology import bots, games
 from conflictology.server import protocol
+from conflictology.server.backend import RoomBackend
 from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Connection, Hub
 from conflictology.server.protocol import RoomSettings
@@ -72,7 +73,8 @@ class GuardMiddleware:
             await self.app(scope, receive, send)
             return
         client = scope.get("client") or ("?", 0)
-        if scope["method"] != "GET" and not self.limits.take(str(client[0])):
+        limited = self.config.http_rate_per_second > 0
+        if limited and scope["method"] != "GET" and not self.limits.take(str(client[0])):
             await error(429, "rate_limited", "too many requests; slow down")(scope, receive, send)
             return
         cors: list[tuple[bytes, bytes]] = []
@@ -422,7 +424,17 @@ async def _room_error(request: Request, exc: Exception) -> Response:
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> Starlette:
     config = config or ServerConfig()
     store = store or Store(config.resolved_db_url())
-    hub = Hub(config, store)
+    backend: RoomBackend | None = None
+    if config.redis_url:
+        from conflictology.server.redis_backend import RedisBackend
+
+        backend = RedisBackend(
+            config.redis_url,
+            prefix=config.redis_prefix,
+            lease_seconds=config.redis_lease_seconds,
+            heartbeat_seconds=min(1.0, config.redis_lease_seconds / 4),
+        )
+    hub = Hub(config, store, backend)
     api = Api(config, hub)
 
     @contextlib.asynccontextmanager

@@ -18,20 +18,44 @@ from conflictology.server.rooms import Room, RoomError
 
 T = TypeVar("T")
 
-Listener = Callable[[Room], None]
+# listener(room, local): local is True for a change made by this process (it saves and archives),
+# False for one announced by another process, or for a room this process just took over.
+Listener = Callable[[Room, bool], None]
 
 
 class RoomBackend(ABC):
+    # True when other processes share the rooms (they then live in the backend, not in the SQL store).
+    shared = False
+
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
 
     def subscribe(self, listener: Listener) -> None:
-        """``listener(room)`` runs after every saved change, before the change's caller resumes."""
+        """``listener(room, local)`` runs after every saved change, before the change's caller
+        resumes (and, on a shared backend, when another process announces one)."""
         self._listeners.append(listener)
 
-    def _notify(self, room: Room) -> None:
+    def _notify(self, room: Room, local: bool = True) -> None:
         for listener in self._listeners:
-            listener(room)
+            listener(room, local)
+
+    async def start(self, interested: Callable[[str], bool]) -> None:  # noqa: B027 (optional hook)
+        """Begin serving; ``interested(code)`` says whether this process has sockets in a room."""
+
+    async def stop(self) -> None:  # noqa: B027 (optional hook)
+        """Stop serving (this process's presence and rooms are handed over to the others)."""
+
+    def owns(self, code: str) -> bool:
+        """Whether this process runs the room's clocks, bot turns and grace periods (exactly one
+        process does)."""
+        return True
+
+    def remote_seats(self, code: str) -> set[str]:
+        """Seat ids connected through other processes."""
+        return set()
+
+    async def presence(self, code: str, seat_id: str, online: bool) -> None:  # noqa: B027 (optional hook)
+        """A seat's first socket on this process opened (online) or its last one closed."""
 
     @abstractmethod
     async def get(self, code: str) -> Room | None:

@@ -26,10 +26,27 @@ class RedactTokens(logging.Filter):
 
 def _safe_url(url: str) -> str:
     """A database URL without its password, for printing."""
-    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
+    return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", url)
+
+
+def _check_redis(url: str) -> None:
+    """Fail at once, clearly, when the Redis of --redis does not answer."""
+    import redis as redis_sync
+
+    try:
+        client = redis_sync.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+        client.ping()
+        client.close()
+    except (redis_sync.RedisError, ValueError) as exc:
+        typer.echo(f"error: no Redis answers at {_safe_url(url)}: {exc}", err=True)
+        raise typer.Exit(2) from exc
 
 
 def register(app: typer.Typer) -> None:
+    from conflictology.server.loadtest import register as register_loadtest
+
+    register_loadtest(app)
+
     @app.command()
     def serve(
         host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
@@ -38,7 +55,21 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--db", help="SQLAlchemy URL (default: a SQLite file in the user data directory)"),
         ] = None,
-        redis: Annotated[str | None, typer.Option("--redis", help="Redis URL (not yet supported)")] = None,
+        redis: Annotated[
+            str | None,
+            typer.Option("--redis", help="Redis URL: rooms shared by several processes (docs/scaling.md)"),
+        ] = None,
+        redis_prefix: Annotated[str, typer.Option("--redis-prefix", help="key prefix in Redis")] = "cfy:",
+        redis_lease: Annotated[
+            float,
+            typer.Option(
+                "--redis-lease", help="seconds without a heartbeat before a process is taken for dead"
+            ),
+        ] = 5.0,
+        http_rate: Annotated[
+            float,
+            typer.Option("--http-rate", help="POST requests per second per client address (0: no limit)"),
+        ] = 20.0,
         bot_delay: Annotated[
             float, typer.Option("--bot-delay", help="seconds a bot waits before acting")
         ] = 1.0,
@@ -58,9 +89,12 @@ def register(app: typer.Typer) -> None:
         from conflictology.server.config import ServerConfig
 
         if redis is not None:
-            typer.echo("error: --redis is not yet supported; rooms live in this process's memory", err=True)
-            raise typer.Exit(2)
+            _check_redis(redis)
         config = ServerConfig(
+            redis_url=redis,
+            redis_prefix=redis_prefix,
+            redis_lease_seconds=redis_lease,
+            http_rate_per_second=http_rate,
             host=host,
             port=port,
             db_url=db,
@@ -70,8 +104,10 @@ def register(app: typer.Typer) -> None:
         )
         for name in ("uvicorn.access", "uvicorn.error"):
             logging.getLogger(name).addFilter(RedactTokens())
+        shared = f", rooms in Redis {_safe_url(redis)}" if redis else ""
         typer.echo(
-            f"Conflictology on http://{host}:{port}/  (database: {_safe_url(config.resolved_db_url())})"
+            f"Conflictology on http://{host}:{port}/  "
+            f"(database: {_safe_url(config.resolved_db_url())}{shared})"
         )
         uvicorn.run(
             create_app(config),

@@ -23,6 +23,13 @@ class ServerConfig:
     port: int = 8000
     # Any SQLAlchemy URL; None means the SQLite file of default_db_url().
     db_url: str | None = None
+    # Rooms in Redis, shared by several processes (None: in this process's memory).
+    redis_url: str | None = None
+    # Key prefix in Redis (several deployments or test runs may share one Redis).
+    redis_prefix: str = "cfy:"
+    # A process that has not renewed its lease for this long is taken for dead: another process
+    # takes its rooms' clocks and bots over.
+    redis_lease_seconds: float = 5.0
     # The default delay before a bot acts, for a human feel (a room setting may override it).
     bot_delay: float = 1.0
     # Origins admitted besides the server's own and chrome-extension:// ones (--allow-origin).
@@ -32,12 +39,16 @@ class ServerConfig:
     # Rooms untouched this long with nobody connected are removed (their finished games stay archived).
     idle_seconds: float = 6 * 3600.0
     sweep_seconds: float = 60.0
+    # Room snapshots are written in batches, off the event loop, this often: a process killed with
+    # SIGKILL loses at most the changes of this last instant (one SQL transaction per change would
+    # cost a third of the server's time under load; benchmarks/server.md).
+    snapshot_seconds: float = 0.05
     # Limits that never bite play at human or bot speed.
     max_message_bytes: int = 16 * 1024
     max_body_bytes: int = 64 * 1024
     ws_rate_per_second: float = 20.0
     ws_rate_burst: float = 60.0
-    http_rate_per_second: float = 20.0
+    http_rate_per_second: float = 20.0  # 0: no limit (a load test from one address)
     http_rate_burst: float = 200.0
     # Sockets one room accepts (players' tabs and spectators together).
     max_connections_per_room: int = 200

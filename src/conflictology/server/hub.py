@@ -90,12 +90,21 @@ class Hub:
         self.tasks: dict[str, dict[str, tuple[asyncio.Task[None], int]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._archived: set[str] = set()
+        # Rooms changed since the last snapshot write (the batched writer takes them).
+        self._unsaved: dict[str, Room] = {}
+        self._writer: asyncio.Task[None] | None = None
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = random.Random()
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        if self.backend.shared:
+            # Rooms live in the shared backend: nothing to restore from the SQL store, and the
+            # backend hands this process the rooms it owns (with their clocks) through _on_change.
+            await self.backend.start(self._interested)
+            self._sweeper = asyncio.create_task(self._sweep_forever())
+            return
         restored = 0
         for snapshot in self.store.load_rooms():
             try:
@@ -112,10 +121,16 @@ class Hub:
         if restored:
             log.info("restored %d room(s)", restored)
         self._sweeper = asyncio.create_task(self._sweep_forever())
+        self._writer = asyncio.create_task(self._write_forever())
 
     async def stop(self) -> None:
         if self._sweeper:
             self._sweeper.cancel()
+        if self._writer:
+            self._writer.cancel()
+            with contextlib.suppress(BaseException):
+                await self._writer
+            self._write_snapshots()
         for tasks in self.tasks.values():
             for task, _ in tasks.values():
                 task.cancel()
@@ -123,6 +138,10 @@ class Hub:
         for conns in self.connections.values():
             for conn in conns:
                 conn.close()
+        await self.backend.stop()
+
+    def _interested(self, code: str) -> bool:
+        return bool(self.connections.get(code))
 
     # ---- changes ---------------------------------------------------------------------------------
 
@@ -143,33 +162,62 @@ class Hub:
                 return room, token
         raise RoomError(503, "no_code", "could not find a free room code")
 
-    def _on_change(self, room: Room) -> None:
-        try:
-            self.store.save_room(room.snapshot())
-            if room.status is RoomStatus.OVER and room.game_id and room.game_id not in self._archived:
-                self.store.archive(room.archive_record())
-                self._archived.add(room.game_id)
-        except Exception:
-            log.exception("could not save room %s", room.code)
+    def _on_change(self, room: Room, local: bool = True) -> None:
+        if local:
+            # Only the process that made a change saves it: a change is made exactly once, so a
+            # finished game is archived exactly once even with several processes.
+            try:
+                if not self.backend.shared:
+                    self._unsaved[room.code] = room
+                if room.status is RoomStatus.OVER and room.game_id and room.game_id not in self._archived:
+                    self.store.archive(room.archive_record())
+                    self._archived.add(room.game_id)
+            except Exception:
+                log.exception("could not save room %s", room.code)
         self.broadcast(room)
         self._schedule(room)
+
+    def _take_snapshots(self) -> list[dict[str, Any]]:
+        # Taken on the event loop, between changes, so each snapshot is one consistent room.
+        snapshots = [room.snapshot() for room in self._unsaved.values()]
+        self._unsaved.clear()
+        return snapshots
+
+    def _write_snapshots(self) -> None:
+        try:
+            self.store.save_rooms(self._take_snapshots())
+        except Exception:
+            log.exception("could not save room snapshots")
+
+    async def _write_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.snapshot_seconds)
+            if not self._unsaved:
+                continue
+            snapshots = self._take_snapshots()
+            try:
+                await asyncio.to_thread(self.store.save_rooms, snapshots)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("could not save %d room snapshot(s)", len(snapshots))
 
     # ---- connections -----------------------------------------------------------------------------
 
     def connected_seats(self, room: Room) -> set[int]:
-        seats = set()
+        """Seats with a socket open on this process or (shared backend) on another one."""
+        ids = self.backend.remote_seats(room.code)
         for conn in self.connections.get(room.code, ()):
             if conn.seat_id is not None and not conn.closed:
-                idx = room.seat_index(conn.seat_id)
-                if idx is not None:
-                    seats.add(idx)
-        return seats
+                ids = ids | {conn.seat_id}
+        return {i for i, s in enumerate(room.seats) if s.id in ids}
 
     def broadcast(self, room: Room) -> None:
         conns = self.connections.get(room.code)
         if not conns:
             return
         connected = self.connected_seats(room)
+        info = room.info(connected)
         cache: dict[int | None, str] = {}
         for conn in list(conns):
             idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
@@ -179,7 +227,7 @@ class Hub:
                 continue
             text = cache.get(idx)
             if text is None:
-                text = cache[idx] = _encoder.encode(room.message_for(idx, connected)).decode()
+                text = cache[idx] = _encoder.encode(room.message_for(idx, connected, info)).decode()
             conn.send_text(text)
 
     async def attach(self, conn: Connection) -> None:
@@ -200,6 +248,8 @@ class Hub:
                 return
         if conn.seat_id is not None and sum(1 for c in conns if c.seat_id == conn.seat_id) == 1:
             # A seat came online: everyone sees it (the newcomer gets its first message this way).
+            await self.backend.presence(conn.code, conn.seat_id, True)
+            room = await self.room(conn.code)
             self.broadcast(room)
             self._schedule(room)
         else:
@@ -213,8 +263,10 @@ class Hub:
             conns.discard(conn)
             if not conns:
                 del self.connections[conn.code]
-        room = await self.backend.get(conn.code)
         still_there = conns is not None and any(c.seat_id == conn.seat_id for c in conns)
+        if conn.seat_id is not None and not still_there:
+            await self.backend.presence(conn.code, conn.seat_id, False)
+        room = await self.backend.get(conn.code)
         if room is not None and conn.seat_id is not None and not still_there:
             # The seat's last socket closed: everyone sees it go, and its grace period starts.
             self.broadcast(room)
@@ -242,6 +294,12 @@ class Hub:
 
     def _schedule(self, room: Room) -> None:
         code = room.code
+        if not self.backend.owns(code):
+            # Another process runs this room's clocks and bots (its lease in the shared backend).
+            for task, _ in self.tasks.pop(code, {}).values():
+                if task is not asyncio.current_task():
+                    task.cancel()
+            return
         tasks = self.tasks.setdefault(code, {})
         playing = room.status is RoomStatus.PLAYING and room.state is not None
         # The decision clock.
@@ -370,11 +428,14 @@ class Hub:
         now = time.time() if now is None else now
         removed = []
         for code in await self.backend.codes():
+            if self.connections.get(code) or not self.backend.owns(code):
+                continue
             room = await self.backend.get(code)
-            if room is None or self.connections.get(code):
+            if room is None or self.backend.remote_seats(code):
                 continue
             if now - room.updated > self.config.idle_seconds:
                 await self.backend.delete(code)
+                self._unsaved.pop(code, None)
                 self.store.delete_room(code)
                 for task, _ in self.tasks.pop(code, {}).values():
                     task.cancel()

@@ -8,6 +8,7 @@ operations with saving, broadcasting, timers and bots.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import secrets
 import time
@@ -497,10 +498,16 @@ class Room:
 
     # ---- what each connection is sent ----------------------------------------------------------
 
-    def message_for(self, seat: int | None, connected: set[int]) -> dict[str, Any]:
+    def message_for(
+        self, seat: int | None, connected: set[int], info: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """``info``: this room's info(connected), when the caller already has it (a broadcast
+        builds it once for every seat)."""
+        if info is None:
+            info = self.info(connected)
         if self.status is RoomStatus.LOBBY or self.state is None:
             # "you": the receiver's seat (None for a spectator); seats renumber when someone leaves.
-            return {"type": "lobby", "room": self.info(connected), "you": seat}
+            return {"type": "lobby", "room": info, "you": seat}
         state = self.state
         view = state.view(seat)
         legal = state.legal_actions(seat) if seat is not None and not self.seats[seat].left else []
@@ -511,7 +518,7 @@ class Room:
             "legal": legal,
             "deadline": self.deadline,
             "timer": self.deadline_kind if self.deadline is not None else None,
-            "room": self.info(connected),
+            "room": info,
         }
         if state.is_over():
             msg["winners"] = state.winners()
@@ -542,6 +549,19 @@ class Room:
         }
 
     # ---- snapshots -------------------------------------------------------------------------------
+
+    def copy(self) -> Room:
+        """A working copy a shared backend changes before its version check: every container is
+        new, and the game state is shared because room operations never change it in place
+        (``act`` and ``expire`` apply to a clone and swap it in)."""
+        return dataclasses.replace(
+            self,
+            options=dict(self.options),
+            seats=[dataclasses.replace(s) for s in self.seats],
+            actions=list(self.actions),
+            decision=dict(self.decision),
+            past_games=list(self.past_games),
+        )
 
     def snapshot(self) -> dict[str, Any]:
         return {

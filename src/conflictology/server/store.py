@@ -55,6 +55,11 @@ def _encode(data: Any) -> str:
 class Store:
     def __init__(self, url: str) -> None:
         parsed = make_url(url)
+        if parsed.drivername in ("postgresql", "postgres"):
+            # A plain postgresql:// URL means psycopg 3 (the driver this project installs);
+            # SQLAlchemy's own default would be psycopg2.
+            parsed = parsed.set(drivername="postgresql+psycopg")
+            url = parsed.render_as_string(hide_password=False)
         if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         self.engine: Engine = create_engine(url, future=True, pool_pre_ping=True)
@@ -90,6 +95,24 @@ class Store:
             )
             if result.rowcount == 0:
                 conn.execute(insert(rooms_table).values(code=snapshot["code"], **row))
+
+    def save_rooms(self, snapshots: list[dict[str, Any]]) -> None:
+        """Several snapshots in one transaction (the hub's batched writer)."""
+        if not snapshots:
+            return
+        rows = [
+            {
+                "code": s["code"],
+                "version": s["version"],
+                "status": s["status"],
+                "updated": s["updated"],
+                "data": _encode(s),
+            }
+            for s in snapshots
+        ]
+        with self.engine.begin() as conn:
+            conn.execute(delete(rooms_table).where(rooms_table.c.code.in_([r["code"] for r in rows])))
+            conn.execute(insert(rooms_table), rows)
 
     def delete_room(self, code: str) -> None:
         with self.engine.begin() as conn:

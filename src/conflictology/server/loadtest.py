@@ -1,0 +1,534 @@
+"""``conflictology loadtest``: many rooms of network bots against one or several servers.
+
+Each room is made over HTTP exactly as people make one (the host creates it, the others join), then
+every seat plays over its own WebSocket with the public protocol. Rooms are spread over the given
+servers round-robin (all seats of a room on the same server, as a load balancer hashing on the room
+code would place them). A seat that loses its socket reconnects with its token to the next server
+(counted as a reconnect) and carries on from the state it is sent.
+
+Latency is *action → view*: from sending an action to receiving the first state message with a
+higher ``seq`` on the same socket. Only the measuring window (after every room is seated and
+started) counts; a finished game is followed by a rematch, so the load stays constant.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+from urllib.parse import quote
+
+import httpx
+import typer
+import websockets
+
+from conflictology import bots, games
+
+
+@dataclass
+class Counters:
+    """What one worker measured; summed over workers for the report."""
+
+    rooms: int = 0
+    actions: int = 0
+    errors: int = 0
+    reconnects: int = 0
+    stale: int = 0
+    games: int = 0
+    latencies: list[float] = field(default_factory=list)
+    error_samples: list[str] = field(default_factory=list)
+
+    def add_error(self, what: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < 5:
+            self.error_samples.append(what[:200])
+
+
+@dataclass
+class LoadResult:
+    rooms: int
+    players: int
+    servers: int
+    duration: float
+    actions: int
+    errors: int
+    reconnects: int
+    stale: int
+    games: int
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    max_ms: float
+    error_samples: list[str]
+
+    @property
+    def actions_per_second(self) -> float:
+        return self.actions / self.duration if self.duration > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "actions_per_second": round(self.actions_per_second, 1)}
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    i = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
+    return sorted_values[i]
+
+
+def _ws_base(server: str) -> str:
+    base = server.rstrip("/")
+    if base.startswith("https://"):
+        return "wss://" + base[8:]
+    if base.startswith("http://"):
+        return "ws://" + base[7:]
+    return base
+
+
+class Seat:
+    """One network bot at one table."""
+
+    def __init__(self, run: Worker, room: RoomRun, index: int, token: str) -> None:
+        self.run = run
+        self.room = room
+        self.index = index
+        self.token = token
+        self.server_index = room.server_index
+        self.bot: bots.Bot | None = None
+        self.seat = -1
+
+    async def play(self) -> None:
+        counters = self.run.counters
+        servers = self.run.servers
+        while not self.run.stopping:
+            url = (
+                f"{_ws_base(servers[self.server_index])}/ws/{quote(self.room.code)}?token={quote(self.token)}"
+            )
+            try:
+                async with websockets.connect(url, max_size=1 << 22, open_timeout=20) as ws:
+                    await self._session(ws)
+                    return
+            except (OSError, websockets.WebSocketException, TimeoutError) as exc:
+                if self.run.stopping:
+                    return
+                # The server went away (or refused us): try the next one, as a browser would after a
+                # load balancer moved it.
+                counters.reconnects += 1
+                if len(servers) > 1:
+                    self.server_index = (self.server_index + 1) % len(servers)
+                if counters.reconnects % 50 == 1:
+                    counters.error_samples.append(f"reconnect: {type(exc).__name__}: {exc}"[:200])
+                await asyncio.sleep(0.2 + random.random() * 0.3)
+
+    async def _session(self, ws: Any) -> None:
+        counters = self.run.counters
+        answered = -1
+        pending: tuple[int, float] | None = None  # (seq answered, time sent)
+        latest: dict[str, Any] | None = None
+        due: float | None = None  # when this bot acts on ``latest``
+        rng = self.run.rng
+        loop = asyncio.get_running_loop()
+        while True:
+            timeout = None if due is None else max(0.0, due - loop.time())
+            try:
+                raw = await asyncio.wait_for(ws.recv(), timeout)
+            except TimeoutError:
+                raw = None
+            if raw is not None:
+                msg = json.loads(raw)
+                kind = msg.get("type")
+                if kind == "error":
+                    if self.run.measuring:
+                        if msg.get("code") == "stale":
+                            # Someone else answered the same window first: a normal race, not a fault.
+                            counters.stale += 1
+                        else:
+                            counters.add_error(f"{msg.get('code')}: {msg.get('message')}")
+                    continue
+                if kind != "state":
+                    continue
+                seq = msg["seq"]
+                if pending is not None and seq > pending[0]:
+                    if self.run.measuring:
+                        counters.latencies.append(time.perf_counter() - pending[1])
+                        counters.actions += 1
+                    pending = None
+                latest = msg
+                if "winners" in msg and not msg["legal"]:
+                    due = None
+                    if self.index == 0 and msg["room"].get("game_id") != self.room.last_over:
+                        self.room.last_over = msg["room"].get("game_id")
+                        if self.run.measuring:
+                            counters.games += 1
+                        self.run.spawn(self.room.rematch(self.server_index))
+                    continue
+                if not msg["legal"] or seq <= answered:
+                    due = None
+                elif due is None:
+                    due = loop.time() + (self.run.think * rng.uniform(0.5, 1.5) if self.run.think > 0 else 0)
+            if due is None or loop.time() < due or latest is None:
+                continue
+            # Act on the newest state received (a window may have moved on while this bot thought).
+            due = None
+            view, legal, seq = latest["view"], latest["legal"], latest["seq"]
+            if self.bot is None or view.get("you") != self.seat:
+                self.seat = view["you"]
+                self.bot = bots.make(self.run.level, self.room.game, self.seat, rng.getrandbits(32))
+            action = self.bot.act(view, legal)
+            answered = seq
+            pending = (seq, time.perf_counter())
+            await ws.send(json.dumps({"type": "act", "action": action, "seq": seq}))
+
+
+class RoomRun:
+    def __init__(self, run: Worker, server_index: int, game_name: str) -> None:
+        self.run = run
+        self.server_index = server_index
+        self.game_name = game_name
+        self.game = games.get(game_name)
+        self.code = ""
+        self.tokens: list[str] = []
+        self.last_over: str | None = None
+
+    def _url(self, server_index: int) -> str:
+        return self.run.servers[server_index].rstrip("/")
+
+    async def _post(
+        self, path: str, body: dict[str, Any] | None, token: str | None, server_index: int
+    ) -> Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        last: Exception | None = None
+        for attempt in range(len(self.run.servers) * 3):
+            idx = (server_index + attempt) % len(self.run.servers)
+            try:
+                r = await self.run.http.post(f"{self._url(idx)}{path}", json=body or {}, headers=headers)
+            except httpx.HTTPError as exc:
+                last = exc
+                await asyncio.sleep(0.3)
+                continue
+            if r.status_code >= 400:
+                raise RuntimeError(f"POST {path}: {r.status_code} {r.text[:200]}")
+            return r.json()
+        raise RuntimeError(f"POST {path}: {last}")
+
+    async def setup(self, players: int) -> None:
+        r = await self._post(
+            "/api/rooms", {"game": self.game_name, "name": "Load 0"}, None, self.server_index
+        )
+        self.code = r["code"]
+        self.tokens = [r["token"]]
+        for i in range(1, players):
+            j = await self._post(
+                f"/api/rooms/{self.code}/join", {"name": f"Load {i}"}, None, self.server_index
+            )
+            self.tokens.append(j["token"])
+
+    async def start(self) -> None:
+        await self._post(f"/api/rooms/{self.code}/start", None, self.tokens[0], self.server_index)
+
+    async def rematch(self, server_index: int) -> None:
+        try:
+            await self._post(f"/api/rooms/{self.code}/rematch", None, self.tokens[0], server_index)
+            await self._post(f"/api/rooms/{self.code}/start", None, self.tokens[0], server_index)
+        except RuntimeError as exc:
+            if not self.run.stopping:
+                self.run.counters.add_error(str(exc))
+
+
+class Worker:
+    """The rooms of one client process."""
+
+    def __init__(
+        self,
+        servers: list[str],
+        room_ids: list[int],
+        players: int,
+        game: str,
+        level: str,
+        think: float,
+        seed: int,
+    ) -> None:
+        self.servers = servers
+        self.room_ids = room_ids
+        self.players = players
+        self.game = game
+        self.level = level
+        self.think = think
+        self.rng = random.Random(seed)
+        self.counters = Counters()
+        self.measuring = False
+        self.stopping = False
+        self.http = httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=64))
+        self._background: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def setup(self) -> list[RoomRun]:
+        rooms = [RoomRun(self, i % len(self.servers), self.game) for i in self.room_ids]
+        gate = asyncio.Semaphore(32)
+
+        async def one(room: RoomRun) -> None:
+            async with gate:
+                await room.setup(self.players)
+
+        await asyncio.gather(*(one(r) for r in rooms))
+        return rooms
+
+    async def run(self, ready: Callable[[], Any], report: Callable[[Counters], None], window: float) -> None:
+        rooms = await self.setup()
+        seats = [Seat(self, room, i, token) for room in rooms for i, token in enumerate(room.tokens)]
+        tasks = [asyncio.ensure_future(s.play()) for s in seats]
+        await asyncio.sleep(0.5)  # let the sockets open before the games start
+        gate = asyncio.Semaphore(32)
+
+        async def start(room: RoomRun) -> None:
+            async with gate:
+                await room.start()
+
+        await asyncio.gather(*(start(r) for r in rooms))
+        self.counters.rooms = len(rooms)
+        await ready()
+        self.measuring = True
+        end = time.monotonic() + window
+        while time.monotonic() < end:
+            await asyncio.sleep(min(0.5, max(0.0, end - time.monotonic())))
+            report(self.counters)
+        self.measuring = False
+        self.stopping = True
+        for t in tasks + list(self._background):
+            t.cancel()
+        await asyncio.gather(*tasks, *self._background, return_exceptions=True)
+        await self.http.aclose()
+
+
+def _worker_main(args: dict[str, Any], out: Any, go: Any) -> None:
+    """A client process: sets its rooms up, says ready, waits for the common start, measures."""
+
+    async def main() -> None:
+        worker = Worker(**args["worker"])
+
+        async def ready() -> None:
+            out.put(("ready", None))
+            await asyncio.to_thread(go.wait)
+
+        last = [0.0]
+
+        def report(c: Counters) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 0.5:
+                last[0] = now
+                out.put(("progress", (args["index"], c.actions, c.errors, c.reconnects)))
+
+        try:
+            await worker.run(ready, report, args["window"])
+        except Exception as exc:  # reported, not hidden: the parent prints it
+            out.put(("failed", f"{type(exc).__name__}: {exc}"))
+            return
+        out.put(("done", worker.counters))
+
+    asyncio.run(main())
+
+
+def run_loadtest(
+    servers: list[str],
+    rooms: int,
+    players: int,
+    duration: float,
+    game: str = "capitol",
+    level: str = "random",
+    think: float = 1.0,
+    workers: int = 1,
+    seed: int = 0,
+    progress: Callable[[str, float, int, int, int], None] | None = None,
+) -> LoadResult:
+    """Run the load test with ``workers`` client processes; ``progress(phase, fraction, actions,
+    errors, reconnects)`` is called as it goes."""
+    games.get(game).check_players(players)
+    bots.check(level, games.get(game))
+    workers = max(1, min(workers, rooms))
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    go = ctx.Event()
+    procs = []
+    for w in range(workers):
+        args = {
+            "worker": {
+                "servers": servers,
+                "room_ids": list(range(w, rooms, workers)),
+                "players": players,
+                "game": game,
+                "level": level,
+                "think": think,
+                "seed": seed * 1000 + w,
+            },
+            "window": duration,
+            "index": w,
+        }
+        p = ctx.Process(target=_worker_main, args=(args, out, go), daemon=True)
+        p.start()
+        procs.append(p)
+    results: list[Counters] = []
+    failures: list[str] = []
+    ready = 0
+    latest: dict[int, tuple[int, int, int]] = {}
+    started = None
+    try:
+        while len(results) + len(failures) < workers:
+            try:
+                kind, payload = out.get(timeout=1.0)
+            except Exception:
+                if not any(p.is_alive() for p in procs):
+                    break
+                kind, payload = "tick", None
+            if kind == "ready":
+                ready += 1
+                if ready == workers:
+                    started = time.monotonic()
+                    go.set()
+            elif kind == "progress":
+                latest[payload[0]] = payload[1:]
+            elif kind == "done":
+                results.append(payload)
+            elif kind == "failed":
+                failures.append(payload)
+                go.set()
+            if progress is not None:
+                if started is None:
+                    progress("setup", ready / workers, 0, 0, 0)
+                else:
+                    frac = min(1.0, (time.monotonic() - started) / duration) if duration else 1.0
+                    acts = sum(v[0] for v in latest.values())
+                    progress(
+                        "running",
+                        frac,
+                        acts,
+                        sum(v[1] for v in latest.values()),
+                        sum(v[2] for v in latest.values()),
+                    )
+    finally:
+        for p in procs:
+            p.join(timeout=30)
+            if p.is_alive():
+                p.kill()
+    if failures:
+        raise RuntimeError("; ".join(failures))
+    lat = sorted(x for c in results for x in c.latencies)
+    samples = [s for c in results for s in c.error_samples][:5]
+    return LoadResult(
+        rooms=sum(c.rooms for c in results),
+        players=players,
+        servers=len(servers),
+        duration=duration,
+        actions=sum(c.actions for c in results),
+        errors=sum(c.errors for c in results),
+        reconnects=sum(c.reconnects for c in results),
+        stale=sum(c.stale for c in results),
+        games=sum(c.games for c in results),
+        p50_ms=percentile(lat, 0.50) * 1000,
+        p95_ms=percentile(lat, 0.95) * 1000,
+        p99_ms=percentile(lat, 0.99) * 1000,
+        max_ms=(lat[-1] * 1000) if lat else float("nan"),
+        error_samples=samples,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def loadtest(
+        server: Annotated[
+            list[str], typer.Option("--server", help="server URL (repeat to spread rooms over several)")
+        ],
+        rooms: Annotated[int, typer.Option("--rooms", help="rooms to open")] = 10,
+        players: Annotated[int, typer.Option("--players", help="network bots per room")] = 4,
+        duration: Annotated[float, typer.Option("--duration", help="seconds to measure")] = 30.0,
+        game: Annotated[str, typer.Option("--game")] = "capitol",
+        level: Annotated[str, typer.Option("--level", help="bot level of the network bots")] = "random",
+        think: Annotated[
+            float, typer.Option("--think", help="mean seconds a bot waits before acting (0: at once)")
+        ] = 1.0,
+        workers: Annotated[int, typer.Option("--workers", help="client processes")] = 1,
+        seed: Annotated[int, typer.Option("--seed")] = 0,
+        json_out: Annotated[bool, typer.Option("--json", help="print the result as JSON too")] = False,
+    ) -> None:
+        """Open ROOMS rooms of PLAYERS network bots over the given servers and measure them."""
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.table import Table
+
+        if rooms < 1 or duration <= 0:
+            typer.echo("error: --rooms must be at least 1 and --duration positive", err=True)
+            raise typer.Exit(2)
+        try:
+            games.get(game).check_players(players)
+            bots.check(level, games.get(game))
+        except ValueError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        console = Console(stderr=True)
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[stats]}"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("seating rooms", total=1.0, stats="")
+
+            def progress(phase: str, frac: float, actions: int, errors: int, reconnects: int) -> None:
+                if phase == "setup":
+                    bar.update(task, description="seating rooms", completed=frac, stats="")
+                else:
+                    bar.update(
+                        task,
+                        description="playing",
+                        completed=frac,
+                        stats=f"{actions} actions, {errors} errors, {reconnects} reconnects",
+                    )
+
+            try:
+                result = run_loadtest(
+                    server, rooms, players, duration, game, level, think, workers, seed, progress
+                )
+            except RuntimeError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(1) from exc
+        table = Table(title=f"{rooms} rooms × {players} players on {len(server)} server(s), {duration:g} s")
+        for col in (
+            "rooms",
+            "actions/s",
+            "p50 ms",
+            "p95 ms",
+            "p99 ms",
+            "errors",
+            "reconnects",
+            "stale",
+            "games",
+        ):
+            table.add_column(col, justify="right")
+        table.add_row(
+            str(result.rooms),
+            f"{result.actions_per_second:.1f}",
+            f"{result.p50_ms:.1f}",
+            f"{result.p95_ms:.1f}",
+            f"{result.p99_ms:.1f}",
+            str(result.errors),
+            str(result.reconnects),
+            str(result.stale),
+            str(result.games),
+        )
+        Console(width=120).print(table)
+        for sample in result.error_samples:
+            typer.echo(f"  {sample}")
+        if json_out:
+            typer.echo(json.dumps(result.as_dict()))
+        if result.errors:
+            raise typer.Exit(1)

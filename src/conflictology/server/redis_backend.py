@@ -1,0 +1,424 @@
+"""Rooms in Redis, shared by several server processes (``serve --redis URL``).
+
+The same four steps as the in-memory backend — load → change → save with version → notify — made
+safe across processes:
+
+- **State.** One hash per room, ``<prefix>room:<code>`` = {``v``: version, ``data``: snapshot JSON}.
+  A change is applied to a copy of the room and saved by a Lua script only if the stored version is
+  still the one the change started from (compare-and-set); otherwise the room is reloaded and the
+  change retried. Two processes can therefore never both apply a move to the same state.
+- **Announcements.** The same script publishes the new version on ``<prefix>ch:<code>``. Every
+  process listens (one pattern subscription, acknowledged before the process serves anything) and,
+  for rooms where it has sockets or which it owns, re-reads the room and pushes fresh views.
+- **Presence.** Which seats have a socket open, per process: ``<prefix>presence:<code>`` holds a
+  field ``<process>|<seat id>`` per connected seat; a ``p`` is published when it changes.
+- **Ownership (the lease).** ``<prefix>owner:<code>`` names the one process that runs the room's
+  clocks, bot turns and grace periods. Each process keeps ``<prefix>alive:<process>`` (a key with
+  a short expiry) refreshed; when an owner's key has expired, the first process to notice takes the
+  room over by a compare-and-set on the owner key, and removes the dead process's presence. Scheduled
+  work still quotes the room's ``seq`` and goes through the version check, so even during a
+  take-over a clock or a bot turn is applied at most once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import msgspec
+import redis.asyncio as aioredis
+
+from conflictology.server.backend import RoomBackend
+from conflictology.server.rooms import Room, RoomError
+
+log = logging.getLogger("conflictology.server")
+
+T = TypeVar("T")
+
+# KEYS: room hash, room set, owner key. ARGV: code, snapshot, process, channel.
+_INSERT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'v', '1', 'data', ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], ARGV[3])
+redis.call('PUBLISH', ARGV[4], '1')
+return 1
+"""
+
+# KEYS: room hash. ARGV: expected version, new version, snapshot, channel.
+# Returns 0 when saved, -1 when the room is gone, else the version actually stored (a conflict).
+_UPDATE = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return -1 end
+if tonumber(v) ~= tonumber(ARGV[1]) then return tonumber(v) end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
+redis.call('PUBLISH', ARGV[4], ARGV[2])
+return 0
+"""
+
+# KEYS: owner key, room hash. ARGV: this process, the owner it replaces ('' for none).
+_CLAIM = """
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+local cur = redis.call('GET', KEYS[1])
+if (not cur and ARGV[2] == '') or cur == ARGV[2] then
+  redis.call('SET', KEYS[1], ARGV[1])
+  return 1
+end
+return 0
+"""
+
+_encoder = msgspec.json.Encoder()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class RedisBackend(RoomBackend):
+    shared = True
+
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "cfy:",
+        heartbeat_seconds: float = 1.0,
+        lease_seconds: float = 5.0,
+    ) -> None:
+        super().__init__()
+        self.url = url
+        self.prefix = prefix
+        self.heartbeat_seconds = heartbeat_seconds
+        self.lease_seconds = lease_seconds
+        self.process = uuid.uuid4().hex[:12]
+        self.redis: aioredis.Redis = aioredis.Redis.from_url(url)
+        self._insert = self.redis.register_script(_INSERT)
+        self._update = self.redis.register_script(_UPDATE)
+        self._claim = self.redis.register_script(_CLAIM)
+        self._cache: dict[str, Room] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._owned: set[str] = set()
+        self._remote: dict[str, set[str]] = {}
+        self._dead: set[str] = set()
+        self._interested: Callable[[str], bool] = lambda code: False
+        self._refreshing: dict[str, asyncio.Task[None]] = {}
+        self._dirty: set[str] = set()
+        self._presence_dirty: set[str] = set()
+        self._pubsub: Any = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self.conflicts = 0  # version-check failures retried (for tests and benchmarks)
+
+    # ---- keys ------------------------------------------------------------------------------------
+
+    def _k_room(self, code: str) -> str:
+        return f"{self.prefix}room:{code}"
+
+    def _k_owner(self, code: str) -> str:
+        return f"{self.prefix}owner:{code}"
+
+    def _k_presence(self, code: str) -> str:
+        return f"{self.prefix}presence:{code}"
+
+    def _k_alive(self, process: str) -> str:
+        return f"{self.prefix}alive:{process}"
+
+    def _k_procrooms(self, process: str) -> str:
+        return f"{self.prefix}procrooms:{process}"
+
+    def _channel(self, code: str) -> str:
+        return f"{self.prefix}ch:{code}"
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self, interested: Callable[[str], bool]) -> None:
+        self._interested = interested
+        await self.redis.ping()
+        await self._heartbeat()
+        self._pubsub = self.redis.pubsub()
+        pattern = f"{self.prefix}ch:*"
+        await self._pubsub.psubscribe(pattern)
+        # Serve nothing before the subscription is acknowledged, or the first announcements
+        # could be missed (testing-recipes.md).
+        deadline = time.monotonic() + 10
+        while True:
+            msg = await self._pubsub.get_message(timeout=1.0)
+            if msg is not None and msg.get("type") == "psubscribe":
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError("Redis did not acknowledge the subscription")
+        self._tasks = [
+            asyncio.create_task(self._listen()),
+            asyncio.create_task(self._housekeeping_forever()),
+        ]
+
+    async def stop(self) -> None:
+        for task in self._tasks + list(self._refreshing.values()):
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        self._tasks = []
+        with contextlib.suppress(Exception):
+            # A clean stop hands everything over at once instead of after the lease expires.
+            await self._reap(self.process)
+            await self.redis.delete(self._k_alive(self.process))
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for code in self._owned:
+                    pipe.delete(self._k_owner(code))
+                await pipe.execute()
+        self._owned.clear()
+        if self._pubsub is not None:
+            with contextlib.suppress(Exception):
+                await self._pubsub.aclose()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    # ---- rooms -----------------------------------------------------------------------------------
+
+    async def _load(self, code: str) -> Room | None:
+        """The room at its stored version (the cached object when that is still current)."""
+        cached = self._cache.get(code)
+        if cached is not None:
+            v = await self.redis.hget(self._k_room(code), "v")
+            if v is not None and int(v) == cached.version:
+                return cached
+        v, data = await self.redis.hmget(self._k_room(code), ["v", "data"])
+        if v is None or data is None:
+            self._cache.pop(code, None)
+            return None
+        room = Room.restore(msgspec.json.decode(data))
+        room.version = int(v)
+        self._cache[code] = room
+        return room
+
+    async def _current_version(self, code: str) -> int | None:
+        v = await self.redis.hget(self._k_room(code), "v")
+        return None if v is None else int(v)
+
+    async def get(self, code: str) -> Room | None:
+        return await self._load(code)
+
+    async def insert(self, room: Room) -> bool:
+        room.version = 1
+        room.updated = time.time()
+        data = _encoder.encode(room.snapshot())
+        keys = [self._k_room(room.code), f"{self.prefix}rooms", self._k_owner(room.code)]
+        ok = await self._insert(keys=keys, args=[room.code, data, self.process, self._channel(room.code)])
+        if not ok:
+            return False
+        self._owned.add(room.code)
+        self._cache[room.code] = room
+        self._notify(room)
+        return True
+
+    async def update(self, code: str, change: Callable[[Room], T]) -> tuple[Room, T]:
+        lock = self._locks.get(code)
+        if lock is None:
+            lock = self._locks[code] = asyncio.Lock()
+        async with lock:
+            for attempt in range(200):
+                # First try on the cached room without asking Redis (the version check at the save
+                # catches a stale cache); a refusal, though, is only trusted on a verified version.
+                base = self._cache.get(code) if attempt == 0 else None
+                verified = base is None
+                if base is None:
+                    base = await self._load(code)
+                if base is None:
+                    raise RoomError(404, "no_room", f"no room {code}")
+                work = base.copy()
+                try:
+                    # A RoomError leaves nothing changed: the copy is dropped, nothing is saved.
+                    result = change(work)
+                except RoomError:
+                    if verified or await self._current_version(code) == base.version:
+                        raise
+                    self._cache.pop(code, None)
+                    continue
+                work.version = base.version + 1
+                work.updated = time.time()
+                data = _encoder.encode(work.snapshot())
+                outcome = await self._update(
+                    keys=[self._k_room(code)],
+                    args=[base.version, work.version, data, self._channel(code)],
+                )
+                if outcome == 0:
+                    self._cache[code] = work
+                    self._notify(work)
+                    return work, result
+                self._cache.pop(code, None)
+                if outcome == -1:
+                    raise RoomError(404, "no_room", f"no room {code}")
+                # Another process changed the room first: start again from its version.
+                self.conflicts += 1
+            raise RoomError(503, "busy", f"room {code} is changing too fast; try again")
+
+    async def delete(self, code: str) -> None:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._k_room(code), self._k_owner(code), self._k_presence(code))
+            pipe.srem(f"{self.prefix}rooms", code)
+            await pipe.execute()
+        self._cache.pop(code, None)
+        self._locks.pop(code, None)
+        self._owned.discard(code)
+        self._remote.pop(code, None)
+
+    async def codes(self) -> list[str]:
+        return sorted(_text(c) for c in await self.redis.smembers(f"{self.prefix}rooms"))
+
+    # ---- presence and ownership ------------------------------------------------------------------
+
+    def owns(self, code: str) -> bool:
+        return code in self._owned
+
+    def remote_seats(self, code: str) -> set[str]:
+        return self._remote.get(code, set())
+
+    async def presence(self, code: str, seat_id: str, online: bool) -> None:
+        field = f"{self.process}|{seat_id}"
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if online:
+                pipe.hset(self._k_presence(code), field, "1")
+                pipe.sadd(self._k_procrooms(self.process), code)
+            else:
+                pipe.hdel(self._k_presence(code), field)
+            pipe.publish(self._channel(code), "p")
+            await pipe.execute()
+
+    async def _read_presence(self, code: str) -> set[str]:
+        fields = await self.redis.hkeys(self._k_presence(code))
+        seats = set()
+        for raw in fields:
+            process, _, seat_id = _text(raw).partition("|")
+            if process != self.process and process not in self._dead:
+                seats.add(seat_id)
+        return seats
+
+    # ---- announcements from the other processes --------------------------------------------------
+
+    async def _listen(self) -> None:
+        start = len(self.prefix) + 3
+        while True:
+            try:
+                msg = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("Redis subscription failed; resubscribing")
+                await asyncio.sleep(0.5)
+                with contextlib.suppress(Exception):
+                    await self._pubsub.psubscribe(f"{self.prefix}ch:*")
+                continue
+            if msg is None or msg.get("type") != "pmessage":
+                continue
+            code = _text(msg["channel"])[start:]
+            data = msg["data"]
+            presence = data == b"p"
+            if not presence:
+                cached = self._cache.get(code)
+                if cached is not None and cached.version >= int(data):
+                    continue  # our own change, already pushed
+            if code in self._owned or self._interested(code):
+                self._refresh(code, presence)
+            else:
+                self._cache.pop(code, None)
+                self._remote.pop(code, None)
+
+    def _refresh(self, code: str, presence: bool = True) -> None:
+        """Re-read a room (and, after a presence announcement, who is connected) and push it to
+        this process's sockets; announcements that arrive meanwhile are folded into one more pass."""
+        if presence or code not in self._remote:
+            self._presence_dirty.add(code)
+        if code in self._refreshing:
+            self._dirty.add(code)
+            return
+        self._refreshing[code] = asyncio.create_task(self._refresh_loop(code))
+
+    async def _refresh_loop(self, code: str) -> None:
+        try:
+            while True:
+                self._dirty.discard(code)
+                try:
+                    if code in self._presence_dirty:
+                        self._presence_dirty.discard(code)
+                        self._remote[code] = await self._read_presence(code)
+                    room = await self._load(code)
+                except Exception:
+                    log.exception("could not refresh room %s", code)
+                    room = None
+                if room is not None:
+                    self._notify(room, local=False)
+                if code not in self._dirty:
+                    return
+        finally:
+            self._refreshing.pop(code, None)
+
+    # ---- heartbeat, dead processes, taking rooms over --------------------------------------------
+
+    async def _heartbeat(self) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(self._k_alive(self.process), "1", px=int(self.lease_seconds * 1000))
+            pipe.sadd(f"{self.prefix}procs", self.process)
+            await pipe.execute()
+
+    async def _housekeeping_forever(self) -> None:
+        while True:
+            try:
+                await self._heartbeat()
+                await self.housekeeping()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("Redis housekeeping failed")
+            await asyncio.sleep(self.heartbeat_seconds)
+
+    async def housekeeping(self) -> list[str]:
+        """Reap processes whose lease expired and take over rooms without a live owner; returns
+        the codes taken over."""
+        procs = [_text(p) for p in await self.redis.smembers(f"{self.prefix}procs")]
+        alive_flags = await self.redis.mget([self._k_alive(p) for p in procs]) if procs else []
+        alive = {p for p, flag in zip(procs, alive_flags, strict=True) if flag is not None}
+        alive.add(self.process)
+        for process in procs:
+            if process not in alive:
+                self._dead.add(process)
+                if await self.redis.set(f"{self.prefix}reap:{process}", self.process, nx=True, px=30_000):
+                    await self._reap(process)
+        codes = [_text(c) for c in await self.redis.smembers(f"{self.prefix}rooms")]
+        if not codes:
+            return []
+        owners = await self.redis.mget([self._k_owner(c) for c in codes])
+        taken = []
+        for code, raw in zip(codes, owners, strict=True):
+            owner = _text(raw) if raw is not None else ""
+            if owner == self.process:
+                self._owned.add(code)
+                continue
+            self._owned.discard(code)
+            if owner in alive:
+                continue
+            if await self._claim(keys=[self._k_owner(code), self._k_room(code)], args=[self.process, owner]):
+                log.info("took over room %s from %s", code, owner or "nobody")
+                self._owned.add(code)
+                taken.append(code)
+                self._refresh(code)
+        return taken
+
+    async def _reap(self, process: str) -> None:
+        """Remove a gone process's presence and tell each of its rooms."""
+        rooms = [_text(c) for c in await self.redis.smembers(self._k_procrooms(process))]
+        for code in rooms:
+            keys = await self.redis.hkeys(self._k_presence(code))
+            fields = [f for f in keys if _text(f).startswith(process + "|")]
+            async with self.redis.pipeline(transaction=False) as pipe:
+                if fields:
+                    pipe.hdel(self._k_presence(code), *fields)
+                pipe.publish(self._channel(code), "p")
+                await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(self._k_procrooms(process))
+            pipe.srem(f"{self.prefix}procs", process)
+            await pipe.execute()

@@ -1,0 +1,76 @@
+"""The load test tool against real servers: one process, and two processes sharing Redis."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conflictology.cli import app
+from conflictology.server.loadtest import percentile, run_loadtest
+from redis_helpers import clear_prefix, new_prefix, redis_server
+from server_helpers import ServerProcess, thread_server
+
+
+def test_percentiles() -> None:
+    values = [float(i) for i in range(1, 101)]
+    assert percentile(values, 0.5) in (50.0, 51.0)
+    assert percentile(values, 0.99) == 99.0
+    assert percentile([3.0], 0.99) == 3.0
+    assert math.isnan(percentile([], 0.5))
+
+
+def test_loadtest_against_one_server(tmp_path: Path) -> None:
+    with thread_server(tmp_path, http_rate_per_second=0.0) as server:
+        seen: list[str] = []
+        result = run_loadtest(
+            [server.url], rooms=3, players=4, duration=3.0, think=0.02,
+            progress=lambda phase, *_: seen.append(phase),
+        )  # fmt: skip
+        assert result.rooms == 3 and result.errors == 0 and result.reconnects == 0
+        assert result.actions > 20
+        assert 0 < result.p50_ms <= result.p95_ms <= result.p99_ms <= result.max_ms
+        assert "running" in seen
+        # Every room was made on the server, and every game counted was archived there.
+        hub = server.app.state.hub
+        assert len(hub.backend._rooms) == 3
+        assert len(hub.store.recent_games(limit=1000)) >= result.games
+
+
+def test_loadtest_command_prints_a_table(tmp_path: Path) -> None:
+    with thread_server(tmp_path, http_rate_per_second=0.0) as server:
+        result = CliRunner().invoke(
+            app,
+            ["loadtest", "--server", server.url, "--rooms", "2", "--players", "2", "--duration", "2",
+             "--think", "0.02", "--game", "conspiranoicos", "--json"],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert "actions/s" in result.output and "p99 ms" in result.output
+        data = json.loads(result.output.strip().splitlines()[-1])
+        assert data["rooms"] == 2 and data["errors"] == 0 and data["actions"] > 0
+
+
+def test_loadtest_refuses_bad_arguments() -> None:
+    result = CliRunner().invoke(app, ["loadtest", "--server", "http://127.0.0.1:9", "--players", "9"])
+    assert result.exit_code == 2 and "error" in result.output
+
+
+@pytest.mark.redis
+def test_loadtest_over_two_processes_sharing_redis(tmp_path: Path) -> None:
+    with redis_server(tmp_path) as url:
+        prefix = new_prefix()
+        db = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+        args = ("--redis", url, "--redis-prefix", prefix, "--http-rate", "0")
+        a = ServerProcess(db, None, *args)
+        b = ServerProcess(db, None, *args)
+        try:
+            result = run_loadtest([a.url, b.url], rooms=4, players=4, duration=3.0, think=0.02, workers=2)
+            assert result.rooms == 4 and result.servers == 2
+            assert result.errors == 0 and result.reconnects == 0 and result.actions > 20
+        finally:
+            a.stop()
+            b.stop()
+            clear_prefix(url, prefix)

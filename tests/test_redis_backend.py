@@ -1,0 +1,201 @@
+"""The Redis backend on its own: two backends on one Redis stand for two processes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conflictology.server.protocol import RoomSettings
+from conflictology.server.redis_backend import RedisBackend
+from conflictology.server.rooms import Room, RoomError, RoomStatus
+from redis_helpers import clear_prefix, new_prefix, redis_server
+
+pytestmark = pytest.mark.redis
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+@pytest.fixture
+def prefix(redis_url: str) -> Iterator[str]:
+    p = new_prefix()
+    yield p
+    clear_prefix(redis_url, p)
+
+
+class Seen:
+    """A listener that files what a backend announces."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int, bool]] = []
+
+    def __call__(self, room: Room, local: bool) -> None:
+        self.events.append((room.code, room.version, local))
+
+
+async def pair(url: str, prefix: str, lease: float = 5.0) -> tuple[RedisBackend, RedisBackend, Seen, Seen]:
+    a = RedisBackend(url, prefix, heartbeat_seconds=lease / 5, lease_seconds=lease)
+    b = RedisBackend(url, prefix, heartbeat_seconds=lease / 5, lease_seconds=lease)
+    seen_a, seen_b = Seen(), Seen()
+    a.subscribe(seen_a)
+    b.subscribe(seen_b)
+    interested: set[str] = set()
+    await a.start(lambda code: code in interested)
+    await b.start(lambda code: code in interested)
+    return a, b, seen_a, seen_b
+
+
+def capitol_room(code: str, players: int = 2) -> Room:
+    room, _ = Room.create(code, "capitol", "Host", None, RoomSettings(timers=False))
+    for i in range(1, players):
+        room.join(f"P{i}")
+    return room
+
+
+async def eventually(pred: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.02)
+
+
+def test_concurrent_changes_from_two_processes_are_all_kept(redis_url: str, prefix: str) -> None:
+    async def main() -> None:
+        a, b, _, _ = await pair(redis_url, prefix)
+        try:
+            assert await a.insert(capitol_room("AAAAA"))
+            assert not await b.insert(capitol_room("AAAAA")), "a taken code must be refused"
+
+            async def note(backend: RedisBackend, tag: str) -> None:
+                await backend.update("AAAAA", lambda r: r.past_games.append(tag))
+
+            # 2 × 40 changes racing on the same room: each one lands once, none is lost.
+            await asyncio.gather(*(note(x, f"{n}{i}") for i in range(40) for n, x in (("a", a), ("b", b))))
+            room = await b.get("AAAAA")
+            assert room is not None
+            assert sorted(room.past_games) == sorted(f"{n}{i}" for i in range(40) for n in "ab")
+            assert room.version == 1 + 80
+            assert a.conflicts + b.conflicts > 0, "the race should have made some version checks fail"
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())
+
+
+def test_one_move_cannot_be_applied_twice_to_the_same_state(redis_url: str, prefix: str) -> None:
+    async def main() -> None:
+        a, b, _, _ = await pair(redis_url, prefix)
+        try:
+            await a.insert(capitol_room("BBBBB"))
+            await a.update("BBBBB", lambda r: r.start(time.time(), seed=3))
+            room = await b.get("BBBBB")
+            assert room is not None and room.state is not None
+            seat = room.state.waiting_for()[0]
+            legal = room.state.legal_actions(seat)
+            seq = room.seq
+            # Both processes apply a (different) move quoting the same state, at the same moment.
+            results = await asyncio.gather(
+                a.update("BBBBB", lambda r: r.act(seat, legal[0], seq, time.time())),
+                b.update("BBBBB", lambda r: r.act(seat, legal[-1], seq, time.time())),
+                return_exceptions=True,
+            )
+            errors = [r for r in results if isinstance(r, BaseException)]
+            assert len(errors) == 1 and isinstance(errors[0], RoomError) and errors[0].code == "stale"
+            final = await a.get("BBBBB")
+            assert final is not None and final.seq == seq + 1 and len(final.actions) == 1
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())
+
+
+def test_a_refused_change_changes_nothing(redis_url: str, prefix: str) -> None:
+    async def main() -> None:
+        a, b, _, _ = await pair(redis_url, prefix)
+        try:
+            await a.insert(capitol_room("CCCCC"))
+            before = await a.get("CCCCC")
+            assert before is not None
+
+            def bad(r: Room) -> None:
+                r.past_games.append("half-done")
+                raise RoomError(409, "nope", "refused after a change to the working copy")
+
+            with pytest.raises(RoomError):
+                await a.update("CCCCC", bad)
+            after = await b.get("CCCCC")
+            assert after is not None and after.version == before.version and after.past_games == []
+            cached = await a.get("CCCCC")
+            assert cached is not None and cached.past_games == []
+            with pytest.raises(RoomError) as err:
+                await b.update("ZZZZZ", lambda r: None)
+            assert err.value.status == 404
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())
+
+
+def test_changes_are_announced_to_interested_processes(redis_url: str, prefix: str) -> None:
+    async def main() -> None:
+        a = RedisBackend(redis_url, prefix)
+        b = RedisBackend(redis_url, prefix)
+        seen_a, seen_b = Seen(), Seen()
+        a.subscribe(seen_a)
+        b.subscribe(seen_b)
+        await a.start(lambda code: False)
+        await b.start(lambda code: code == "DDDDD")  # B has sockets in DDDDD only
+        try:
+            await a.insert(capitol_room("DDDDD"))
+            await a.insert(capitol_room("EEEEE"))
+            await a.update("DDDDD", lambda r: r.past_games.append("x"))
+            await eventually(lambda: ("DDDDD", 2, False) in seen_b.events)
+            # A's own changes reach A's listener once, as local changes, never again from Redis.
+            assert seen_a.events == [("DDDDD", 1, True), ("EEEEE", 1, True), ("DDDDD", 2, True)]
+            await asyncio.sleep(0.2)
+            assert all(code == "DDDDD" for code, _, _ in seen_b.events)
+            # Presence: a seat online through B is a remote seat for A once A cares about the room.
+            await b.presence("DDDDD", "seat-x", True)
+            await eventually(lambda: a.remote_seats("DDDDD") == {"seat-x"})  # A owns DDDDD
+            await b.presence("DDDDD", "seat-x", False)
+            await eventually(lambda: a.remote_seats("DDDDD") == set())
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())
+
+
+def test_a_dead_process_rooms_are_taken_over_and_its_presence_removed(redis_url: str, prefix: str) -> None:
+    async def main() -> None:
+        a, b, _, seen_b = await pair(redis_url, prefix, lease=0.5)
+        try:
+            await a.insert(capitol_room("FFFFF"))
+            await a.presence("FFFFF", "seat-a", True)
+            assert a.owns("FFFFF") and not b.owns("FFFFF")
+            # A stops renewing its lease without a word (as a killed process would).
+            for task in a._tasks:
+                task.cancel()
+            await eventually(lambda: b.owns("FFFFF"), timeout=10)
+            # B announces the room to its own hub (to start its clocks) as a non-local change.
+            await eventually(lambda: ("FFFFF", 1, False) in seen_b.events)
+            presence = await b.redis.hkeys(b._k_presence("FFFFF"))
+            assert presence == [], "the dead process's seats must not look connected"
+            room = await b.get("FFFFF")
+            assert room is not None and room.status is RoomStatus.LOBBY
+        finally:
+            await b.stop()
+            await a.redis.aclose()
+
+    asyncio.run(main())
