@@ -61,6 +61,9 @@ def check_state(state: ConspiranoicosState, sampler: Rng) -> None:
         view = state.view(seat)
         me, them = view["players"][seat], view["players"][1 - seat]
         row_them = them["row"] if isinstance(them["row"], int) else len(them["row"])
+        # While rows are built the opponent's hand is a count (backs would tell which card was placed).
+        hand_them = them["hand"] if isinstance(them["hand"], int) else len(them["hand"])
+        assert isinstance(them["hand"], int) == (view["phase"] == "build")
         table = view["table"]
         on_table = (
             len(table["remaining"]) if table["revealed"] else sum(p is not None for p in table["plays"])
@@ -68,7 +71,7 @@ def check_state(state: ConspiranoicosState, sampler: Rng) -> None:
         on_table += 1 if view["phase"] == "play" and view["challenge"] is not None else 0
         counted = (
             len(me["hand"])
-            + len(them["hand"])
+            + hand_them
             + len(me["row"])
             + row_them
             + sum(p["draw"] for p in view["players"])

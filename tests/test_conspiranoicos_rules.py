@@ -448,6 +448,41 @@ def test_rows_are_built_card_by_card_and_revealed_together() -> None:
     assert view["log"][-1]["type"] == "result" and view["log"][-2]["type"] == "rows"
 
 
+def test_placing_a_card_tells_the_opponent_only_how_many() -> None:
+    """Rulings "Sort Evidence": until both rows are complete the opponent sees only how many cards each
+    has placed. Backs of the hand beside the public evidence would tell which card went down."""
+    views = {}
+    for card in ["EYE", "G6", "R3"]:  # three different backs (G, G, R): any of them, the same views
+        state = to_sort_evidence()
+        act(state, 0, "pass")
+        act(state, 0, "pass")
+        before = state.view(0)["players"][1]
+        assert before["hand"] == 6 and before["row"] == 0
+        act(state, 1, "place", card=card)
+        views[card] = (state.view(0), state.view(None))
+        them = views[card][0]["players"][1]
+        assert them["hand"] == 5 and them["row"] == 1
+        assert them["evidence"] == before["evidence"]  # listed in deck order: placing changes nothing
+        held = [c for c in ["G6", "A7", "I6", "R3", "GI2", "EYE"] if c != card]
+        assert state.view(1)["players"][1]["hand"] == held
+    assert views["EYE"] == views["G6"] == views["R3"]
+
+
+@pytest.mark.parametrize("seat", [True, False, 1.0, "0", None])
+def test_a_bool_or_non_int_is_not_a_seat(seat: Any) -> None:
+    state = new(stack("A7 I2", "R0 R3", "R4"))
+    assert state.legal_actions(seat) == []
+    with pytest.raises(IllegalAction):
+        state.apply(seat, {"type": "play", "card": "A7"})
+    if seat is not None:  # None is the spectator's view
+        with pytest.raises(ValueError):
+            state.view(seat)
+        with pytest.raises(IllegalAction):
+            state.timeout_action(seat)
+    with pytest.raises(ValueError):
+        state.view(2)
+
+
 def test_timeout_actions() -> None:
     state = new(stack("A7 I2", "R0 R3", "R4"))
     assert state.timeout_action(0) == {"type": "play", "card": "A7"}

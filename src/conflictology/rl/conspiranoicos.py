@@ -97,7 +97,8 @@ class ConspiranoicosEncoder(ObservationEncoder):
         cards("my_zone", me["zone"])
         row("my_row", me["row"])
         w.set("my_draw", 0, me["draw"] / PILE)
-        for back in them["hand"]:
+        # While rows are built the opponent's hand is only a count (its cards are in opp_evidence).
+        for back in them["hand"] if isinstance(them["hand"], list) else ():
             if back in FACTION_INDEX:
                 w.add("opp_hand_backs", FACTION_INDEX[back], 1 / PILE)
         cards("opp_zone", them["zone"])

@@ -107,7 +107,10 @@ def table(view: View, names: Names) -> RenderableType:
     for p in view.get("players", []):
         seat = p.get("seat")
         mine = seat == you
-        hand = cards_text(view, p["hand"], long=True) if mine else backs_text(p["hand"])
+        if isinstance(p["hand"], int):  # another's hand while rows are built: only a count
+            hand = f"{p['hand']} held" if p["hand"] else "—"
+        else:
+            hand = cards_text(view, p["hand"], long=True) if mine else backs_text(p["hand"])
         row = p.get("row")
         grid.add_row(
             Text(seat_name(names, seat), style="bold" if mine else ""),

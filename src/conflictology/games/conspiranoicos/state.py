@@ -252,6 +252,8 @@ class ConspiranoicosState(GameState):
         return [self.holder]
 
     def legal_actions(self, seat: int) -> list[Action]:
+        if type(seat) is not int:
+            return []  # True == 1 in Python, but a bool is not a seat (nor is 1.0)
         phase = self.phase
         ids = self.deck.ids
         if phase == PLAY:
@@ -289,7 +291,7 @@ class ConspiranoicosState(GameState):
         played card to its own zone, keeps the first card left on the table (seat 0's play, seat 1's
         play, the challenge card, in that order) and passes on a special card."""
         phase = self.phase
-        if seat not in self.waiting_for():
+        if type(seat) is not int or seat not in self.waiting_for():
             raise IllegalAction(f"{_seat_name(seat)} is not awaited")
         ids = self.deck.ids
         if phase in (PLAY, BUILD):
@@ -835,6 +837,9 @@ class ConspiranoicosState(GameState):
 
     def view(self, seat: int | None) -> View:
         from .views import build_view
+
+        if seat is not None and (type(seat) is not int or seat not in (0, 1)):
+            raise ValueError(f"no seat {seat!r} at a table of two (a seat is 0 or 1, None for a spectator)")
 
         return build_view(self, seat)
 

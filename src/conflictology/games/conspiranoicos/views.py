@@ -6,8 +6,10 @@ Information (rulebook "Evidence Cards", rulings "Setup and information"):
   card that enters the Pyramid face down was seen by both players: a Pyramid slot's ``card`` is
   null while it lies face down (what the table shows) and ``seen`` names it (what both remember);
 - a submitted play shows only its back until both are in; a row being built shows only its length;
-- in Sort Evidence every card is public: each player's ``evidence`` (hand and row) is listed, while
-  its order stays hidden until both rows are complete;
+- in Sort Evidence every card is public: each player's ``evidence`` (hand and row, sorted by deck
+  order, so it does not change as cards are placed) is listed, while which of it is in the row, and
+  in what order, stays hidden until both rows are complete: during row building another player's
+  ``hand`` is an int (cards still to place), like their ``row`` (cards placed);
 - the piles (draw decks, challenge deck, the set-aside Final Challenge) show only their size.
 A view is a function of what its viewer may know, so :func:`determinize` can rebuild a full state
 from it, sampling only the unseen cards (respecting the backs shown) and the generator.
@@ -42,16 +44,21 @@ def build_view(st: ConspiranoicosState, seat: int | None) -> View:
     phase = st.phase
     over = phase == OVER
     sorting = phase not in COLLECT
+    # While the rows are built another's hand is only a count: its backs would shrink as cards are
+    # placed and, beside the public evidence, tell which card went down (rulings "Sort Evidence").
+    building = phase == BUILD
 
     players: list[dict[str, Any]] = []
     for p in (0, 1):
         mine = seat == p
         hand = st.hands[p]
         row = st.rows[p]
+        fronts = [ids[c] for c in hand] if mine else None
+        shown = fronts if fronts is not None else len(hand) if building else [backs[c] for c in hand]
         players.append(
             {
                 "seat": p,
-                "hand": [ids[c] for c in hand] if mine else [backs[c] for c in hand],
+                "hand": shown,
                 "zone": [ids[c] for c in st.zones[p]],
                 "draw": len(st.draws[p]),
                 "row": [ids[c] for c in row] if mine or over else len(row),
@@ -185,8 +192,9 @@ def determinize(view: View, rng: Rng) -> ConspiranoicosState:
     """A full state consistent with a seat's own view, the unseen cards drawn at random.
 
     Unseen by that seat: the opponent's hand and hidden play (each matching the back the view
-    shows), both draw decks, the rest of the challenge deck and the face-down Final Challenge; in
-    Sort Evidence, which of the opponent's (public) cards are already in its row, and their order.
+    shows), both draw decks, the rest of the challenge deck and the face-down Final Challenge; while
+    the rows are built, which of the opponent's (public) evidence is already in its row, in what
+    order, and the order of what it still holds.
     The random generator is drawn afresh too.
     """
     seat = view.get("you")
@@ -301,6 +309,14 @@ def _determinize(view: View, seat: int, rng: Rng) -> ConspiranoicosState:
         if isinstance(them["row"], list):
             st.rows[opp] = [index[c] for c in them["row"]]
             st.hands[opp] = [index[c] for c in them["hand"]]
+        elif type(them["hand"]) is int:
+            # Rows being built: the row is drawn from the evidence, in a random order; the rest is held.
+            placed = int(them["row"])
+            if placed + them["hand"] != len(pool):
+                raise ValueError("the opponent's evidence does not match its hand and row")
+            rng.shuffle(pool)
+            st.rows[opp] = pool[:placed]
+            st.hands[opp] = pool[placed:]
         else:
             st.hands[opp] = [take(pool, b) for b in them["hand"]]
             rng.shuffle(pool)

@@ -230,11 +230,14 @@ function pyramidArea(c) {
 function playerArea(c, pl, seat, kind) {
   if (!pl) return null;
   const mine = kind === 'mine';
-  const hand = pl.hand || [];
+  // While rows are built another's hand is a count (its backs would tell which card was placed).
+  const hand = Array.isArray(pl.hand) ? pl.hand : [];
   const zone = pl.zone || [];
   const row = pl.row;
   const ty = types(c.legal);
-  const handItems = hand.map((x, i) => {
+  const handItems = typeof pl.hand === 'number'
+    ? Array.from({ length: pl.hand }, (_, i) => h('span', { class: 'card-static', 'data-k': `h-${i}` }, plainBack(t('conspiranoicos.hand'), { small: true })))
+    : hand.map((x, i) => {
     if (mine && (ty.has('play') || ty.has('place'))) {
       const kindAct = ty.has('play') ? 'play' : 'place';
       const a = c.legal.find((l) => l.type === kindAct && l.card === x);
