@@ -523,7 +523,11 @@ class CapitolSearch(SearchPolicy):
     """
 
     model_opponents = True
-    prior_margin = 0.05
+    prior_margin = 0.02
+    # Playouts are cut after a dozen decisions and scored by material (see :meth:`evaluate`): in
+    # four-player games the full playouts' winner is mostly noise (measured: 0.13–0.20 win share
+    # against three heuristics with full playouts, 0.27–0.30 cut at 12, 0.18 cut at 5).
+    playout_limit = 12
 
     def prior(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
         helper = getattr(bot, "_prior_helper", None)
@@ -631,6 +635,18 @@ class CapitolSearch(SearchPolicy):
         if {"reporter", "police"} & set(hand) and not {"banker", "hacker", "mafia"} & set(hand):
             return by_type["reporter"][0] if "reporter" in hand else by_type["police_swap"][0]
         return by_type["foreign_aid"][0] if rng.random() < 0.5 else by_type["income"][0]
+
+    def evaluate(self, state: GameState) -> list[float]:
+        """A cut-off playout's shares: each living player's material (influence, then money)."""
+        if state.is_over():
+            return super().evaluate(state)
+        s: Any = state
+        strength = [
+            (4.0 * len(h) + 0.35 * min(m, 10)) ** 2 if alive else 0.0
+            for h, m, alive in zip(s.hidden, s.money, s.alive, strict=True)
+        ]
+        total = sum(strength) or 1.0
+        return [x / total for x in strength]
 
     @staticmethod
     def _threat(s: Any, actions: list[Action], rng: Rng) -> Action:

@@ -8,7 +8,7 @@ It reads the card catalogue from its view (so it plays any deck file) and decide
   are public by then, so the bot also lists every order of theirs, keeps the undominated ones, and
   picks the row that wins against the most of them (points first, then the rulebook's tie-breaks).
 * **Abduction and Gnome Revelation**: each slot (or a pass) is tried and the resulting T, S and hands
-  are scored as above.
+  are scored with every order free (as below), the rows being still to build.
 * **Collect Evidence** (``play``, ``send``, ``keep``): a position is worth the point difference the two
   scoring zones would make if the game were scored now with every order free (the longest chain of
   consecutive values, the most cards sharing a symbol, the disjoint T triples that can be formed, the
@@ -341,14 +341,14 @@ class ConspiranoicosHeuristic(Bot):
         return next(a for a in legal if a["card"] == nxt)
 
     def swap(self, cat: Catalogue, view: View, legal: list[Action]) -> Action:
-        """Try each slot (and the pass) and keep the one whose best row does best."""
+        """Try each slot (and the pass) and keep the one whose hands score best with free orders."""
         me = view["you"]
         pyramid = view["pyramid"]
         t, s, gained, _, _ = self._sort_facts(view)
         mine = list(view["players"][me]["evidence"] or view["players"][me]["hand"])
         theirs = list(view["players"][1 - me]["evidence"] or [])
         special = "abduction" if legal[0]["type"] == "abduct" or legal[-1]["type"] == "abduct" else "gnome"
-        best: tuple[float, int] | None = None
+        best: tuple[float, int, int] | None = None
         choice = legal[0]
         for a in legal:
             t2, s2, hand, g2 = list(t), s, list(mine), list(gained)
@@ -363,10 +363,17 @@ class ConspiranoicosHeuristic(Bot):
                     t2[k] = cat[own].back  # Abduction goes back face down: its back counts in T
                 elif k == 5:
                     s2 = "G"  # a Gnome Revelation on top makes S a Gnome
-            sub = dict(view)
-            sub["gained"] = g2
-            _, value = self.best_row(cat, sub, (), hand, theirs, t2, s2)
-            key = (value, 1 if a["type"] == "pass" else 0)
+            # The rows are not built yet: score both hands with every order free (fast; the exact
+            # row search would cost two 720-order searches per option).
+            fw = view.get("final_winner")
+            fw = -1 if fw is None else int(fw)
+            m_me = free_measures(cat, hand, t2, s2, g2)
+            m_them = free_measures(cat, theirs, t2, s2, g2)
+            pa, pb = points(m_me, m_them, fw == me, fw == 1 - me)
+            holders = ((me, hand), (1 - me, theirs))
+            eye = next((p for p, cs in holders if any(cat[c].special == EYE for c in cs)), -1)
+            value = outcome(pa, pb, fw, me, eye)
+            key = (value, pa - pb, 1 if a["type"] == "pass" else 0)
             if best is None or key > best:
                 best, choice = key, a
         return choice

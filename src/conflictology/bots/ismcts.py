@@ -178,13 +178,13 @@ class ISMCTSBot(Bot):
             p = legal.index(prior)
             p_entry = mine.get(legal_idx[p])
             b_entry = mine.get(legal_idx[best])
-            if (
-                best != p
-                and p_entry is not None
-                and b_entry is not None
-                and _mean(b_entry) - _mean(p_entry) < margin
-            ):
-                return legal[p]
+            if best != p and p_entry is not None and b_entry is not None:
+                # Two standard errors of a win rate (variance at most 1/4) on top of the margin.
+                noise = 2.0 * math.sqrt(0.25 / max(1, b_entry[0]) + 0.25 / max(1, p_entry[0]))
+                if _mean(b_entry) - _mean(p_entry) < margin + noise:
+                    return legal[p]
+            elif best != p:
+                return legal[p]  # the search never tried the prior's action: keep it
         return legal[best]
 
     # -- one iteration ------------------------------------------------------------------------------
