@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from conflictology import IllegalAction
+from conflictology.engine import Rng
 from conflictology.games.conspiranoicos import GAME, ConspiranoicosState
 
 ALL = [
@@ -466,6 +467,23 @@ def test_placing_a_card_tells_the_opponent_only_how_many() -> None:
         held = [c for c in ["G6", "A7", "I6", "R3", "GI2", "EYE"] if c != card]
         assert state.view(1)["players"][1]["hand"] == held
     assert views["EYE"] == views["G6"] == views["R3"]
+
+
+def test_determinize_draws_the_opponents_row_and_hand_from_its_evidence() -> None:
+    state = to_sort_evidence()
+    act(state, 0, "pass")
+    act(state, 0, "pass")
+    for card in ["EYE", "G6"]:
+        act(state, 1, "place", card=card)
+    view = state.view(0)
+    rows = set()
+    for k in range(30):
+        world = GAME.determinize(view, Rng(k))
+        assert world.view(0) == view and world.legal_actions(0) == state.legal_actions(0)
+        row, hand = world.view(1)["players"][1]["row"], world.view(1)["players"][1]["hand"]
+        assert len(row) == 2 and sorted(row + hand, key=ALL.index) == view["players"][1]["evidence"]
+        rows.add(tuple(row))
+    assert len(rows) > 5  # any two of the six, in either order: the real one is not singled out
 
 
 @pytest.mark.parametrize("seat", [True, False, 1.0, "0", None])
