@@ -50,11 +50,12 @@ THEN_CONTINUE = "continue"  # the action stands: block window if any, then resol
 THEN_RESOLVE = "resolve"
 THENS = ("", THEN_END, THEN_CONTINUE, THEN_RESOLVE)
 
-# A legal action as an immutable key: ``(type,)`` or ``(type, field, value)``, the value an int seat,
-# a role, or a sorted tuple of roles (a kept hand). The state caches keys, never the dicts it hands out.
-Key = tuple[Any, ...]
-_PASS: Key = ("pass",)
-_CHALLENGE: Key = ("challenge",)
+# A legal action as an immutable key ``(type, field, value)``: the field "target" (an int seat), "card"
+# (a role) or "cards" (a kept hand, a sorted tuple of roles), or None and None for a bare type. The
+# state caches keys, never the dicts it hands out.
+Key = tuple[str, str | None, Any]
+_PASS: Key = ("pass", None, None)
+_CHALLENGE: Key = ("challenge", None, None)
 
 # A log entry is a tuple (event type, fields…); views.py renders it. ("_raw", dict) holds an entry
 # already rendered (a determinized state copies the log it was drawn from).
@@ -207,8 +208,8 @@ class CapitolState(GameState):
             self._lseat = seat
             self._legal = keys
         if self.phase == EXCHANGE:
-            return [{"type": k[0], "cards": list(k[2])} for k in keys]
-        return [{"type": k[0]} if len(k) == 1 else {"type": k[0], k[1]: k[2]} for k in keys]
+            return [{"type": "keep", "cards": list(cards)} for _, _, cards in keys]
+        return [{"type": k} if f is None else {"type": k, f: v} for k, f, v in keys]
 
     def _compute_legal(self, seat: int) -> list[Key]:
         phase = self.phase
@@ -224,7 +225,7 @@ class CapitolState(GameState):
             pool = sorted(self.hidden[seat])
             return [("keep", "cards", c) for c in dict.fromkeys(combinations(pool, self.keep))]
         if phase == INVESTIGATE:
-            return [("let_keep",), ("force_redraw",)]
+            return [("let_keep", None, None), ("force_redraw", None, None)]
         return []
 
     def _turn_actions(self, seat: int) -> list[Key]:
@@ -234,16 +235,16 @@ class CapitolState(GameState):
         if self.opt_forced and money >= data.FORCED_SCANDAL_AT:
             # Ruling 4: checked when the turn starts, before anything else.
             return [("scandal", "target", t) for t in targets]
-        out: list[Key] = [("income",), ("foreign_aid",)]
+        out: list[Key] = [("income", None, None), ("foreign_aid", None, None)]
         if money >= data.COST["scandal"]:
             out += [("scandal", "target", t) for t in targets]
-        out.append(("banker",))
+        out.append(("banker", None, None))
         out += [("mafia", "target", t) for t in targets]
         if money >= data.COST["hacker"]:
             out += [("hacker", "target", t) for t in targets]
-        out.append(("reporter",))
+        out.append(("reporter", None, None))
         out += [("police_investigate", "target", t) for t in targets]
-        out.append(("police_swap",))
+        out.append(("police_swap", None, None))
         return out
 
     def _block_roles(self) -> tuple[str, ...]:
@@ -367,7 +368,7 @@ class CapitolState(GameState):
     def _on_turn(self, seat: int, k: Key) -> None:
         kind: str = k[0]
         self.action = kind
-        target: int = k[2] if len(k) == 3 else -1
+        target: int = -1 if k[2] is None else k[2]
         self.target = target
         cost = data.COST.get(kind)
         if cost:
@@ -745,7 +746,7 @@ def _key(action: Any) -> Key | None:
         return None
     size = len(action)
     if size == 1:
-        return (kind,)
+        return (kind, None, None)
     if size != 2:
         return None
     value = action.get("target", _MISSING)
