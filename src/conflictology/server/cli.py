@@ -81,6 +81,16 @@ def register(app: typer.Typer) -> None:
             float, typer.Option("--grace", help="seconds before a bot plays for a disconnected player")
         ] = 30.0,
         log_level: Annotated[str, typer.Option("--log-level")] = "info",
+        ws_compression: Annotated[
+            bool,
+            typer.Option(
+                "--ws-compression/--no-ws-compression",
+                help="permessage-deflate on WebSockets (saves bandwidth, costs CPU; benchmarks/server.md)",
+            ),
+        ] = True,
+        ws_impl: Annotated[
+            str, typer.Option("--ws", help="uvicorn WebSocket implementation (auto, websockets, ...)")
+        ] = "auto",
     ) -> None:
         """Run the multiplayer server (HTTP API, WebSocket, web client)."""
         import uvicorn
@@ -115,6 +125,8 @@ def register(app: typer.Typer) -> None:
             port=port,
             log_level=log_level,
             ws_max_size=1 << 20,
+            ws=ws_impl,
+            ws_per_message_deflate=ws_compression,
             proxy_headers=False,
         )
 

@@ -24,6 +24,7 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 import httpx
+import msgspec
 import typer
 import websockets
 
@@ -90,6 +91,27 @@ def _ws_base(server: str) -> str:
     return base
 
 
+class _RoomPart(msgspec.Struct):
+    game_id: str | None = None
+
+
+class _Msg(msgspec.Struct):
+    """The fields of a server message a network bot looks at (the view stays undecoded)."""
+
+    type: str
+    seq: int = -1
+    legal: list[Any] = []
+    winners: list[int] | None = None
+    room: _RoomPart | None = None
+    view: msgspec.Raw = msgspec.Raw(b"null")
+    code: str | None = None
+    message: str | None = None
+
+
+_decoder = msgspec.json.Decoder(_Msg)
+_encoder = msgspec.json.Encoder()
+
+
 class Seat:
     """One network bot at one table."""
 
@@ -101,14 +123,14 @@ class Seat:
         self.server_index = room.server_index
         self.bot: bots.Bot | None = None
         self.seat = -1
+        self.pending: tuple[int, float] | None = None  # (seq answered, time sent)
 
     async def play(self) -> None:
         counters = self.run.counters
         servers = self.run.servers
         while not self.run.stopping:
-            url = (
-                f"{_ws_base(servers[self.server_index])}/ws/{quote(self.room.code)}?token={quote(self.token)}"
-            )
+            base = _ws_base(servers[self.server_index])
+            url = f"{base}/ws/{quote(self.room.code)}?token={quote(self.token)}"
             try:
                 async with websockets.connect(url, max_size=1 << 22, open_timeout=20) as ws:
                     await self._session(ws)
@@ -126,63 +148,66 @@ class Seat:
                 await asyncio.sleep(0.2 + random.random() * 0.3)
 
     async def _session(self, ws: Any) -> None:
+        """Read every message (only the fields the bot needs are decoded); answer the newest state
+        that awaits this seat after a thinking delay."""
         counters = self.run.counters
-        answered = -1
-        pending: tuple[int, float] | None = None  # (seq answered, time sent)
-        latest: dict[str, Any] | None = None
-        due: float | None = None  # when this bot acts on ``latest``
-        rng = self.run.rng
+        run = self.run
         loop = asyncio.get_running_loop()
-        while True:
-            timeout = None if due is None else max(0.0, due - loop.time())
-            try:
-                raw = await asyncio.wait_for(ws.recv(), timeout)
-            except TimeoutError:
-                raw = None
-            if raw is not None:
-                msg = json.loads(raw)
-                kind = msg.get("type")
-                if kind == "error":
-                    if self.run.measuring:
-                        if msg.get("code") == "stale":
+        self.answered = -1
+        self.latest: _Msg | None = None
+        self.timer: asyncio.TimerHandle | None = None
+        self.pending = None  # an action lost with the previous socket is not timed
+        try:
+            async for raw in ws:
+                msg = _decoder.decode(raw)
+                if msg.type == "error":
+                    if run.measuring:
+                        if msg.code == "stale":
                             # Someone else answered the same window first: a normal race, not a fault.
                             counters.stale += 1
                         else:
-                            counters.add_error(f"{msg.get('code')}: {msg.get('message')}")
+                            counters.add_error(f"{msg.code}: {msg.message}")
                     continue
-                if kind != "state":
+                if msg.type != "state":
                     continue
-                seq = msg["seq"]
-                if pending is not None and seq > pending[0]:
-                    if self.run.measuring:
-                        counters.latencies.append(time.perf_counter() - pending[1])
+                if self.pending is not None and msg.seq > self.pending[0]:
+                    if run.measuring:
+                        counters.latencies.append(time.perf_counter() - self.pending[1])
                         counters.actions += 1
-                    pending = None
-                latest = msg
-                if "winners" in msg and not msg["legal"]:
-                    due = None
-                    if self.index == 0 and msg["room"].get("game_id") != self.room.last_over:
-                        self.room.last_over = msg["room"].get("game_id")
-                        if self.run.measuring:
+                    self.pending = None
+                self.latest = msg
+                if msg.winners is not None and not msg.legal:
+                    game_id = msg.room.game_id if msg.room is not None else None
+                    if self.index == 0 and game_id != self.room.last_over:
+                        self.room.last_over = game_id
+                        if run.measuring:
                             counters.games += 1
-                        self.run.spawn(self.room.rematch(self.server_index))
+                        run.spawn(self.room.rematch(self.server_index))
                     continue
-                if not msg["legal"] or seq <= answered:
-                    due = None
-                elif due is None:
-                    due = loop.time() + (self.run.think * rng.uniform(0.5, 1.5) if self.run.think > 0 else 0)
-            if due is None or loop.time() < due or latest is None:
-                continue
-            # Act on the newest state received (a window may have moved on while this bot thought).
-            due = None
-            view, legal, seq = latest["view"], latest["legal"], latest["seq"]
+                if msg.legal and msg.seq > self.answered and self.timer is None:
+                    delay = run.think * run.rng.uniform(0.5, 1.5) if run.think > 0 else 0.0
+                    self.timer = loop.call_later(delay, self._act, ws)
+        finally:
+            if self.timer is not None:
+                self.timer.cancel()
+
+    def _act(self, ws: Any) -> None:
+        # Act on the newest state received (a window may have moved on while this bot thought).
+        self.timer = None
+        msg = self.latest
+        if msg is None or not msg.legal or msg.seq <= self.answered:
+            return
+        if self.run.level == "random":
+            action = self.run.rng.choice(msg.legal)
+        else:
+            view = json.loads(bytes(msg.view))
             if self.bot is None or view.get("you") != self.seat:
                 self.seat = view["you"]
-                self.bot = bots.make(self.run.level, self.room.game, self.seat, rng.getrandbits(32))
-            action = self.bot.act(view, legal)
-            answered = seq
-            pending = (seq, time.perf_counter())
-            await ws.send(json.dumps({"type": "act", "action": action, "seq": seq}))
+                self.bot = bots.make(self.run.level, self.room.game, self.seat, self.run.rng.getrandbits(32))
+            action = self.bot.act(view, msg.legal)
+        self.answered = msg.seq
+        self.pending = (msg.seq, time.perf_counter())
+        self.run.spawn(ws.send(_encoder.encode({"type": "act", "action": action, "seq": msg.seq}).decode()))
 
 
 class RoomRun:

@@ -95,7 +95,10 @@ class RedisBackend(RoomBackend):
         self.heartbeat_seconds = heartbeat_seconds
         self.lease_seconds = lease_seconds
         self.process = uuid.uuid4().hex[:12]
-        self.redis: aioredis.Redis = aioredis.Redis.from_url(url)
+        # A bounded pool that makes a burst of changes wait for a free connection (the default
+        # pool refuses with "Too many connections" once hundreds of rooms change at once).
+        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=64, timeout=30)
+        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._insert = self.redis.register_script(_INSERT)
         self._update = self.redis.register_script(_UPDATE)
         self._claim = self.redis.register_script(_CLAIM)
