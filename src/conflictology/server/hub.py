@@ -174,6 +174,19 @@ class Hub:
                     self._archived.add(room.game_id)
             except Exception:
                 log.exception("could not save room %s", room.code)
+        elif (
+            room.status is RoomStatus.OVER
+            and room.game_id
+            and room.game_id not in self._archived
+            and self.backend.owns(room.code)
+        ):
+            # A room taken over from a process that died between saving the last move and archiving
+            # the game: its new owner archives it (the store ignores a game it already holds).
+            self._archived.add(room.game_id)
+            try:
+                self.store.archive(room.archive_record())
+            except Exception:
+                log.exception("could not archive game %s", room.game_id)
         self.broadcast(room)
         self._schedule(room)
 

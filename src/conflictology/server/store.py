@@ -24,6 +24,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import IntegrityError
 
 metadata = MetaData()
 
@@ -126,6 +127,14 @@ class Store:
     # ---- the archive -----------------------------------------------------------------------------
 
     def archive(self, record: dict[str, Any]) -> None:
+        try:
+            self._archive(record)
+        except IntegrityError:
+            # Another process archived the same game at the same moment: it is archived once.
+            if self.get_game(record["id"]) is None:
+                raise
+
+    def _archive(self, record: dict[str, Any]) -> None:
         with self.engine.begin() as conn:
             exists = conn.execute(select(games_table.c.id).where(games_table.c.id == record["id"])).first()
             if exists is None:
