@@ -11,7 +11,7 @@ safe across processes:
   process listens (one pattern subscription, acknowledged before the process serves anything) and,
   for rooms where it has sockets or which it owns, re-reads the room and pushes fresh views.
 - **Presence.** Which seats have a socket open, per process: ``<prefix>presence:<code>`` holds a
-  field ``<process>|<seat id>`` per connected seat; a ``p`` is published when it changes.
+  field ``<process>|<seat id>`` per connected seat; ``p<process>`` is published when it changes.
 - **Ownership (the lease).** ``<prefix>owner:<code>`` names the one process that runs the room's
   clocks, bot turns and grace periods. Each process keeps ``<prefix>alive:<process>`` (a key with
   a short expiry) refreshed; when an owner's key has expired, the first process to notice takes the
@@ -288,7 +288,8 @@ class RedisBackend(RoomBackend):
                 pipe.sadd(self._k_procrooms(self.process), code)
             else:
                 pipe.hdel(self._k_presence(code), field)
-            pipe.publish(self._channel(code), "p")
+            # "p<process>": who changed it, so that process skips its own announcement.
+            pipe.publish(self._channel(code), f"p{self.process}")
             await pipe.execute()
 
     async def _read_presence(self, code: str) -> set[str]:
@@ -318,8 +319,10 @@ class RedisBackend(RoomBackend):
             if msg is None or msg.get("type") != "pmessage":
                 continue
             code = _text(msg["channel"])[start:]
-            data = msg["data"]
-            presence = data == b"p"
+            data = _text(msg["data"])
+            presence = data.startswith("p")
+            if presence and data[1:] == self.process:
+                continue  # our own socket opened or closed: this process has already pushed it
             if not presence:
                 cached = self._cache.get(code)
                 if cached is not None and cached.version >= int(data):
@@ -419,7 +422,7 @@ class RedisBackend(RoomBackend):
             async with self.redis.pipeline(transaction=False) as pipe:
                 if fields:
                     pipe.hdel(self._k_presence(code), *fields)
-                pipe.publish(self._channel(code), "p")
+                pipe.publish(self._channel(code), f"p{process}")
                 await pipe.execute()
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.delete(self._k_procrooms(process))
