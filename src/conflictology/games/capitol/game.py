@@ -10,7 +10,14 @@ from typing import Any
 
 from conflictology.engine import Action, ActionTable, Game, IllegalAction, Rng, View, check_options
 from conflictology.games.capitol import data
-from conflictology.games.capitol.state import EXCHANGE, INVESTIGATE, OVER, CapitolState
+from conflictology.games.capitol.state import (
+    EXCHANGE,
+    INVESTIGATE,
+    OVER,
+    CapitolState,
+    honesty_int,
+    public_honesty,
+)
 
 
 def _canonical(action: Action) -> Action:
@@ -121,6 +128,8 @@ class CapitolGame(Game):
 
         The seat's own cards (and the exchange it is choosing, and the card Police showed it) are
         kept; every other face-down card and the deck are drawn from the cards not accounted for.
+        The private honesty of the claims comes from the summary once the game is over; before, from
+        the public log: a claim counts as honest unless a challenge caught it (no view says more).
         """
         you = view.get("you")
         if type(you) is not int:
@@ -142,6 +151,11 @@ class CapitolGame(Game):
         s.awaiting = list(view["awaiting"])
         s.winner = int(view["winners"][0]) if s.phase == OVER else -1
         s.log = [("_raw", dict(e)) for e in view["log"]]
+        summary = view.get("summary")
+        if summary is not None:
+            s.honesty = honesty_int([bool(c["honest"]) for c in summary["claims"]])
+        else:
+            s.honesty = honesty_int(public_honesty(s.log))
         pending = view["pending"] or {}
         s.action = pending.get("action") or ""
         s.target = _int(pending.get("target"))

@@ -20,6 +20,12 @@ resolution), or resolve it. A card revealed to win a challenge (``reveal_seat``/
 in its owner's hand until the challenger's loss is taken, then is shuffled back and replaced: the
 rulebook's order ("YOU lose an influence card. The challenged player then returns their revealed
 card"), which wins over ruling 9's.
+
+``honesty`` is the private record behind the end-of-game summary. Who claimed what, and who challenged
+it, is already in the public log; the one secret is whether each claimant held the role at the moment
+of the claim. So the record is one bit per claim (an action's role, a block's role), in log order,
+after a leading 1: an int, so recording costs a shift and ``clone`` copies nothing. No view shows it
+before the end (views.py builds the summary from the log and these bits).
 """
 
 from __future__ import annotations
@@ -65,8 +71,9 @@ _FIELDS = (
     "n", "options", "money", "hidden", "revealed", "alive", "deck", "treasury", "rng", "phase",
     "actor", "action", "target", "claim", "challenger", "blocker", "block_claim", "block_challenger",
     "awaiting", "passed", "losses", "then", "reveal_seat", "reveal_card", "keep", "ex_hand", "shown",
-    "known", "log", "winner",
+    "known", "log", "winner", "honesty",
 )
+NO_CLAIMS = 1  # ``honesty`` before the first claim: the leading 1 alone
 
 
 class CapitolState(GameState):
@@ -105,6 +112,7 @@ class CapitolState(GameState):
     known: list[tuple[int, int, str]]  # (police seat, target, card) still known to be in that hand
     log: list[LogEntry]
     winner: int
+    honesty: int  # private until the end (see the module docstring)
     _lseat: int
     _legal: list[Key]
 
@@ -130,6 +138,7 @@ class CapitolState(GameState):
         s.known = []
         s.log = [("start", first)]
         s.winner = -1
+        s.honesty = NO_CLAIMS
         s._lseat = -1
         s._legal = []
         s._begin_turn(first)
@@ -180,6 +189,7 @@ class CapitolState(GameState):
         c.known = self.known[:]
         c.log = self.log[:]
         c.winner = self.winner
+        c.honesty = self.honesty
         # The cached legal list is never mutated in place, so the twin may share it.
         c._lseat = self._lseat
         c._legal = self._legal
@@ -386,7 +396,9 @@ class CapitolState(GameState):
             self.then = THEN_END
             self._run_losses()
         else:
-            self.claim = data.CLAIM[kind]
+            claim = data.CLAIM[kind]
+            self.claim = claim
+            self.honesty = self.honesty << 1 | (claim in self.hidden[seat])
             self.phase = CHALLENGE
             self.awaiting = self._others_alive(seat)
             self.passed = []
@@ -445,8 +457,10 @@ class CapitolState(GameState):
                 self._resolve()
             return
         self.blocker = seat
-        self.block_claim = k[2]
-        self.log.append(("block", seat, k[2], self.actor))
+        role = k[2]
+        self.block_claim = role
+        self.honesty = self.honesty << 1 | (role in self.hidden[seat])
+        self.log.append(("block", seat, role, self.actor))
         self.phase = BLOCK_CHALLENGE
         self.passed = []
         if self.opt_anyone:
@@ -662,6 +676,7 @@ class CapitolState(GameState):
         for name in _FIELDS:
             doc[name] = getattr(self, name)
         doc["rng"] = self.rng.state
+        doc["honesty"] = honesty_list(self.honesty)  # readable in a save: one bool per claim
         return json.dumps(doc, separators=(",", ":"))
 
     @classmethod
@@ -700,11 +715,24 @@ class CapitolState(GameState):
             s.known = [(int(p), int(t), str(c)) for p, t, c in doc["known"]]
             s.log = [tuple(e) for e in doc["log"]]
             s.winner = int(doc["winner"])
+            honest = doc.get("honesty")
+            if honest is not None and (type(honest) is not list or any(type(b) is not bool for b in honest)):
+                raise ValueError(f"honesty must be a list of booleans, got {honest!r}")
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed Capitol state: {exc}") from exc
         s._lseat = -1
         s._legal = []
         s.check_invariants()
+        # Each claim in the log has its bit. A save written before the record existed has none: its
+        # claims count as honest unless a challenge caught them (what the public log says).
+        public = public_honesty(s.log)
+        if honest is None:
+            honest = public
+        elif len(honest) != len(public):
+            raise ValueError(f"malformed Capitol state: {len(public)} claims in the log, {len(honest)} bits")
+        elif any(b and not c for b, c in zip(honest, public, strict=True)):
+            raise ValueError("malformed Capitol state: a claim caught bluffing is recorded honest")
+        s.honesty = honesty_int(honest)
         return s
 
     def check_invariants(self) -> None:
@@ -727,6 +755,36 @@ class CapitolState(GameState):
             raise ValueError("inconsistent Capitol state: seats out of range")
         if any(bool(self.hidden[s]) != self.alive[s] for s in range(n)):
             raise ValueError("inconsistent Capitol state: alive players are those with face-down cards")
+
+
+def honesty_list(bits: int) -> list[bool]:
+    """The record's bits as one bool per claim, in order."""
+    return [c == "1" for c in bin(bits)[3:]]
+
+
+def honesty_int(honest: list[bool]) -> int:
+    bits = NO_CLAIMS
+    for b in honest:
+        bits = bits << 1 | b
+    return bits
+
+
+def public_honesty(log: list[LogEntry]) -> list[bool]:
+    """One bool per claim of the log: False for a bluff a challenge caught, else True (all that the
+    public log says: a bluff nobody challenged looks honest)."""
+    out: list[bool] = []
+    for e in log:
+        kind = e[0]
+        if kind == "_raw":
+            kind = e[1]["type"]
+            action = e[1].get("action")
+        else:
+            action = e[2] if kind == "action" else None
+        if kind == "block" or (kind == "action" and action in data.CLAIM):
+            out.append(True)
+        elif kind == "bluff":
+            out[-1] = False  # a "bluff" entry follows the challenge of the latest claim
+    return out
 
 
 def _distinct(hand: list[str]) -> list[str]:

@@ -8,7 +8,17 @@ player goes to that player and to the one who showed it.
 A view: ``game``, ``you``, ``turn`` (the acting seat), ``phase`` (see ``state.PHASES``), ``awaiting``
 (``waiting_for``), ``treasury``, ``deck`` (cards in it), ``players`` (``seat``, ``money``, ``hidden``:
 your roles or another's count, ``revealed``, ``alive``), ``options``, ``pending``, ``log``, ``known``
-(for a seat: ``[{"seat", "card"}]``, what it saw as Police and still knows) and ``winners`` when over.
+(for a seat: ``[{"seat", "card"}]``, what it saw as Police and still knows) and, once the game is over,
+``winners`` and ``summary``.
+
+``summary`` (every view, spectators too, only once the game is over; before the end nothing of it is
+in any view) marks the bluffs: ``claims``, one per role claimed during the game, in order, each
+``{"seat", "role", "honest", "challenged", "challenger", "caught"}`` plus, for an action's claim,
+``"action"`` (the turn action) and ``"target"`` (a seat or None), or, for a block's claim,
+``"block"`` (the action blocked) and ``"actor"`` (the seat blocked). ``honest``: the claimant held the
+role at the moment of the claim; ``challenged``/``challenger``: who challenged it (None: nobody);
+``caught``: challenged and a bluff. ``bluffs`` and ``caught``: per seat (index = seat), how many of its
+claims were bluffs and how many of those were caught.
 
 ``pending`` is ``None`` while the actor chooses and after the end; otherwise ``phase``, ``actor``,
 ``action``, ``target``, ``claim`` (the role the action claims), ``challenger``, ``blocker``,
@@ -30,7 +40,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from conflictology.engine import View
-from conflictology.games.capitol.data import BANKER_TAKE, COST, ROLE_NAME
+from conflictology.games.capitol.data import BANKER_TAKE, CLAIM, COST, ROLE_NAME
+from conflictology.games.capitol.state import honesty_list
 
 if TYPE_CHECKING:
     from conflictology.games.capitol.state import CapitolState, LogEntry
@@ -79,7 +90,39 @@ def render_view(state: CapitolState, seat: int | None) -> View:
         view["known"] = [{"seat": t, "card": c} for p, t, c in state.known if p == seat]
     if phase == "over":
         view["winners"] = [state.winner]
+        # The claims record is private while the game goes on; at the end everyone sees it.
+        view["summary"] = summary(view["log"], state.honesty, n)
     return view
+
+
+def summary(log: list[dict[str, Any]], honesty: int, n: int) -> dict[str, Any]:
+    """The end-of-game summary (see the module docstring) from the rendered log, which says who claimed
+    what and who challenged it, and the state's private honesty bits, one per claim in log order."""
+    claims: list[dict[str, Any]] = []
+    action = ""
+    for e in log:
+        kind = e["type"]
+        if kind == "action":
+            action = e["action"]
+            role = CLAIM.get(action)
+            if role is not None:
+                claims.append({"seat": e["seat"], "role": role, "action": action, "target": e.get("target")})
+        elif kind == "block":
+            claims.append({"seat": e["seat"], "role": e["card"], "block": action, "actor": e["actor"]})
+        elif kind == "challenge":
+            claims[-1]["challenger"] = e["seat"]  # a challenge is always of the latest claim
+    bluffs = [0] * n
+    caught = [0] * n
+    for claim, honest in zip(claims, honesty_list(honesty), strict=True):
+        challenger = claim.pop("challenger", None)
+        claim["honest"] = honest
+        claim["challenged"] = challenger is not None
+        claim["challenger"] = challenger
+        claim["caught"] = challenger is not None and not honest
+        if not honest:
+            bluffs[claim["seat"]] += 1
+            caught[claim["seat"]] += claim["caught"]
+    return {"claims": claims, "bluffs": bluffs, "caught": caught}
 
 
 def _seat(x: int) -> int | None:
