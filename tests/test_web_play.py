@@ -49,6 +49,9 @@ def new_page(browser: Browser, **kwargs: object) -> Page:
     return ctx.new_page()
 
 
+EARLY_SUMMARY = "!!document.querySelector('[data-testid=claims-summary]') && !document.querySelector('.end')"
+
+
 def test_capitol_full_game_two_people_and_a_bot(
     browser: Browser, server: WebServer, tmp_path: Path
 ) -> None:
@@ -86,6 +89,10 @@ def test_capitol_full_game_two_people_and_a_bot(
     shots_taken: set[str] = set()
 
     def on_step(n: int) -> None:
+        for page in (ana, ben):
+            # The claims summary is the end's alone: nothing of it shows while the game goes on (one
+            # evaluate, so the page cannot re-render between the two looks).
+            assert not page.evaluate(EARLY_SUMMARY)
         # Keep pictures of a response prompt and of a threat, the first time each shows up.
         for page in (ana, ben):
             classes = page.locator("[data-testid=banner]").get_attribute("class") or ""
@@ -108,6 +115,19 @@ def test_capitol_full_game_two_people_and_a_bot(
         # The log names players by name and never by seat number.
         log = page.locator(".log-list").inner_text()
         assert "Seat 0" not in log and "Ana" in log
+        # The end summary: a row per player, each claim marked honest (✓) or bluff (✗); the people
+        # claimed a role on most of their turns, so there are claims to show.
+        summary = end.locator("[data-testid=claims-summary]")
+        expect(summary).to_be_visible()
+        expect(summary.locator("caption")).to_have_text("Claims and bluffs")
+        expect(summary.locator("tbody tr")).to_have_count(3)
+        assert summary.locator("tbody tr").first.locator("th").inner_text().startswith("Ana")
+        claims = summary.locator(".claim")
+        assert claims.count() >= 2
+        marks = claims.locator(".mark").all_inner_texts()
+        assert set(marks) <= {"✓", "✗"}
+        bluffs = [int(x) for x in summary.locator("tbody tr td.num:nth-of-type(2)").all_inner_texts()]
+        assert sum(bluffs) == marks.count("✗") == summary.locator(".claim.bluff").count()
     expect(ana.locator("[data-k=rematch]")).to_be_visible()
     assert ben.locator("[data-k=rematch]").count() == 0
     shot(ana, "capitol-end", tmp_path)
@@ -308,6 +328,29 @@ def test_lobby_host_controls_kick_and_keyboard_play(browser: Browser, server: We
         ana.wait_for_timeout(100)
     else:
         raise AssertionError("Ana never got a turn")
+
+
+def test_lobby_seat_follows_the_servers_you_even_with_twin_names(browser: Browser, server: WebServer) -> None:
+    """Seats renumber when someone leaves the lobby; the lobby messages' `you` says which seat is whose,
+    where following a seat by name could not tell two players of the same name apart."""
+    base = server.url
+    ana, cy, sam1, sam2 = (new_page(browser, locale="en-US") for _ in range(4))
+    code = create_room(ana, base, "capitol", "Ana")
+    join_by_link(cy, base, code, "Cy")
+    join_by_link(sam1, base, code, "Sam")
+    join_by_link(sam2, base, code, "Sam")
+    expect(ana.locator(".seats .seat")).to_have_count(4)
+    mine = "els => els.findIndex(e => e.classList.contains('me'))"
+    expect(sam2.locator(".seats .seat")).to_have_count(4)
+    assert sam1.locator(".seats .seat").evaluate_all(mine) == 2
+    assert sam2.locator(".seats .seat").evaluate_all(mine) == 3
+    ana.click("[data-k=kick-1]")  # Cy leaves: both Sams move up a seat
+    for page, seat in ((sam1, 1), (sam2, 2)):
+        expect(page.locator(".seats .seat")).to_have_count(3)
+        expect(page.locator(".seats .seat.me")).to_have_count(1)
+        assert page.locator(".seats .seat").evaluate_all(mine) == seat
+    for page in (ana, cy, sam1, sam2):
+        page.context.close()
 
 
 def test_i18n_files_have_the_same_keys(page: Page, server: WebServer) -> None:

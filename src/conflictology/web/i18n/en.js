@@ -175,6 +175,13 @@ export default {
       let_keep: '{seat} lets {target} keep the card.',
       force_redraw: '{seat} makes {target} shuffle the card away and draw a new one.',
     },
+    summary: {
+      title: 'Claims and bluffs', player: 'Player', claims: 'Claims (in order)', bluffs: 'Bluffs', caught: 'Caught',
+      none: 'no claims', block: 'block', honest: 'held the {role}', bluff: 'bluffed the {role}',
+      against: 'against {target}', ofBlock: 'blocking {action} by {actor}',
+      challengedBy: 'challenged by {name}', caughtBy: 'caught by {name}',
+      legend: '✓ held the role at the moment of the claim · ✗ bluff · ⚑ challenged',
+    },
   },
 
   conspiranoicos: {

@@ -175,6 +175,13 @@ export default {
       let_keep: '{seat} deja que {target} se quede la carta.',
       force_redraw: '{seat} obliga a {target} a barajar la carta y robar otra.',
     },
+    summary: {
+      title: 'Declaraciones y faroles', player: 'Jugador', claims: 'Declaraciones (en orden)', bluffs: 'Faroles',
+      caught: 'Descubiertos', none: 'ninguna declaración', block: 'bloqueo', honest: 'tenía {role}',
+      bluff: 'farol: no tenía {role}', against: 'contra {target}', ofBlock: 'bloqueando {action} de {actor}',
+      challengedBy: 'desafiado por {name}', caughtBy: 'descubierto por {name}',
+      legend: '✓ tenía el rol al declararlo · ✗ farol · ⚑ desafiado',
+    },
   },
 
   conspiranoicos: {

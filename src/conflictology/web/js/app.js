@@ -150,7 +150,7 @@ function onMessage(msg) {
     } else if (!wasPlaying && !S.msg) {
       S.screen = 'connecting';
     }
-    refreshSeat();
+    refreshSeat(msg.you);
     render();
   } else if (msg.type === 'state') {
     S.msg = msg;
@@ -185,23 +185,28 @@ function onMessage(msg) {
     openRoom(code);
   } else if (msg.type === 'room' && msg.room) {
     S.room = msg.room;
-    refreshSeat();
+    refreshSeat(msg.you);
     render();
   }
 }
 
-// Seats are renumbered when someone leaves the lobby, and lobby messages do not say which seat is
-// ours: follow our seat by the name we joined with (the view's `you` settles it once playing).
-function refreshSeat() {
+// Seats are renumbered when someone leaves the lobby. A lobby message says which seat is ours (`you`,
+// docs/protocol.md); without it (a message that does not carry it, an older server) we follow our
+// seat by the name we joined with. Once playing, the view's `you` settles it.
+function refreshSeat(you) {
   if (!S.room || S.spectator) return;
   const saved = savedSeat(S.code);
   if (!saved) return;
   const seats = S.room.seats || [];
-  const at = seats.find((x) => x.seat === saved.seat);
   let seat = saved.seat;
-  if (!at || at.bot || at.name !== saved.name) {
-    const byName = seats.find((x) => !x.bot && x.name === saved.name);
-    if (byName) seat = byName.seat;
+  if (typeof you === 'number') {
+    seat = you;
+  } else {
+    const at = seats.find((x) => x.seat === saved.seat);
+    if (!at || at.bot || at.name !== saved.name) {
+      const byName = seats.find((x) => !x.bot && x.name === saved.name);
+      if (byName) seat = byName.seat;
+    }
   }
   S.seat = seat;
   if (seat !== saved.seat) store(TOKEN_PREFIX + S.code, { ...saved, seat });

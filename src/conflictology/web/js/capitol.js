@@ -353,3 +353,45 @@ function logPanel(c) {
   requestAnimationFrame(() => { ol.scrollTop = ol.scrollHeight; });
   return h('section', { class: 'log', 'aria-label': t('common.log') }, h('h3', null, t('common.log')), ol);
 }
+
+// ---- the end: every claim of the game, the bluffs marked (view.summary, only once the game is over) ----
+
+export function endDetail(c) {
+  const s = c.view.summary;
+  if (!s || !Array.isArray(s.claims)) return null;
+  const seats = (c.view.players || []).map((_, i) => i);
+  const count = (list, seat) => String((Array.isArray(list) && list[seat]) || 0);
+  return h('div', { class: 'claims-summary' },
+    h('table', { class: 'scores claims', 'data-testid': 'claims-summary' },
+      h('caption', null, t('capitol.summary.title')),
+      h('thead', null, h('tr', null,
+        ['player', 'claims', 'bluffs', 'caught'].map((k) => h('th', { scope: 'col' }, t(`capitol.summary.${k}`))))),
+      h('tbody', null, seats.map((seat) => {
+        const mine = s.claims.filter((k) => k.seat === seat);
+        return h('tr', { 'data-seat': seat },
+          h('th', { scope: 'row' }, seat === c.you ? `${c.name(seat)} (${t('common.you')})` : c.name(seat)),
+          h('td', null, mine.length
+            ? h('ul', { class: 'claim-list' }, mine.map((k) => claimChip(c, k)))
+            : h('span', { class: 'muted' }, t('capitol.summary.none'))),
+          h('td', { class: 'num' }, count(s.bluffs, seat)),
+          h('td', { class: 'num' }, count(s.caught, seat)));
+      }))),
+    h('p', { class: 'muted small' }, t('capitol.summary.legend')));
+}
+
+// One claim: ✓ or ✗, the role, "block" for a block, ⚑ if challenged; the whole story in its label.
+function claimChip(c, k) {
+  const parts = [t(k.honest ? 'capitol.summary.honest' : 'capitol.summary.bluff', { role: role(k.role) })];
+  if (k.block) parts.push(t('capitol.summary.ofBlock', { actor: c.name(k.actor), action: t(`capitol.actions.${k.block}`) }));
+  else if (k.target !== null && k.target !== undefined) parts.push(t('capitol.summary.against', { target: obj(c, k.target) }));
+  if (k.challenged) parts.push(t(k.caught ? 'capitol.summary.caughtBy' : 'capitol.summary.challengedBy', { name: obj(c, k.challenger) }));
+  const label = parts.join(', ');
+  return h('li', {
+    class: ['claim', k.honest ? 'honest' : 'bluff', k.challenged && 'challenged', k.caught && 'caught'],
+    title: label, 'aria-label': label,
+  },
+  h('span', { class: 'mark', 'aria-hidden': 'true' }, k.honest ? '✓' : '✗'),
+  h('span', { class: 'claim-role' }, role(k.role)),
+  k.block ? h('span', { class: 'claim-kind' }, t('capitol.summary.block')) : null,
+  k.challenged ? h('span', { class: 'flag', 'aria-hidden': 'true' }, '⚑') : null);
+}

@@ -3,27 +3,33 @@
 import { evidenceBack, evidenceCard, factionBadge, plainBack } from './cards.js';
 import { h } from './dom.js';
 import { has, t } from './i18n.js';
-import { DEFAULT_DECK } from './conspiranoicos-deck.js';
+// The deck in play comes with every view: `cards`, the catalogue of its 18 cards (id, value, fronts,
+// back, challenge and its English text, special). The deck's contents are public, and a room may load
+// another deck file (option deck_file), so the client keeps no copy of its own.
+let byId = new Map();
+let loaded = null;
 
-const byId = new Map(DEFAULT_DECK.map((c) => [c.id, c]));
-
-function catalogue(view) {
-  const cat = view.cards || view.catalogue || view.deck_cards;
-  if (Array.isArray(cat)) for (const card of cat) if (card && card.id) byId.set(card.id, card);
-  else if (cat && typeof cat === 'object') for (const [id, card] of Object.entries(cat)) byId.set(id, { id, ...card });
+export function catalogue(view) {
+  const cards = view && view.cards;
+  if (!Array.isArray(cards) || cards === loaded) return;
+  loaded = cards;
+  byId = new Map(cards.filter((card) => card && card.id).map((card) => [card.id, card]));
 }
 
 export function cardInfo(id) { return byId.get(id) || { id, value: '?', front: [], back: null, challenge: '' }; }
 
 function faction(f) { return t(`conspiranoicos.factions.${f}`); }
 
-export function challengeText(key) {
+// A challenge in the reader's language; the engine's English text (`fallback`) for one it does not know.
+export function challengeText(key, fallback = '') {
   if (!key) return '';
   const shows = /^shows_([GIAR])$/.exec(key);
   if (shows) return t('conspiranoicos.challenges.shows', { faction: faction(shows[1]) });
   const k = `conspiranoicos.challenges.${key}`;
-  return has(k) ? t(k) : key;
+  return has(k) ? t(k) : fallback || key;
 }
+
+function cardChallenge(card) { return challengeText(card.challenge, card.challenge_text); }
 
 function cardName(card) {
   return card.special ? t(`conspiranoicos.specials.${card.special}`) : '';
@@ -32,12 +38,12 @@ function cardName(card) {
 function describe(card) {
   const fronts = (card.front || []).map(faction).join(' + ');
   const name = cardName(card);
-  return `${name ? name + ', ' : ''}${t('conspiranoicos.value', { n: card.value })}${fronts ? ', ' + fronts : ''}. ${challengeText(card.challenge)}`;
+  return `${name ? name + ', ' : ''}${t('conspiranoicos.value', { n: card.value })}${fronts ? ', ' + fronts : ''}. ${cardChallenge(card)}`;
 }
 
 function face(id, opts = {}) {
   const card = cardInfo(id);
-  return evidenceCard(card, { name: cardName(card), challenge: challengeText(card.challenge) }, { ...opts, label: describe(card) });
+  return evidenceCard(card, { name: cardName(card), challenge: cardChallenge(card) }, { ...opts, label: describe(card) });
 }
 
 function back(sym, opts = {}) {
@@ -73,7 +79,7 @@ export function banner(c) {
     return { tone: 'over', text: t('conspiranoicos.banner.over', { names, a: Math.max(...v.scores), b: Math.min(...v.scores) }) };
   }
   if (ty.has('play')) {
-    const ch = v.challenge ? challengeText(cardInfo(v.challenge).challenge) : null;
+    const ch = v.challenge ? cardChallenge(cardInfo(v.challenge)) : null;
     return { tone: 'decision', text: v.round >= 6 || !v.challenge ? t('conspiranoicos.banner.playFinal')
       : t('conspiranoicos.banner.play', { round: v.round, challenge: ch }) };
   }
@@ -372,7 +378,7 @@ export function logLine(c, e) {
     params.names = (e.winners || []).map((w) => c.name(w)).join(' & ');
   }
   if (e.type === 'round_winner') params.how = t(`conspiranoicos.by.${e.by}`);
-  if (e.type === 'challenge' && typeof e.card === 'string') params.text = challengeText(cardInfo(e.card).challenge);
+  if (e.type === 'challenge' && typeof e.card === 'string') params.text = cardChallenge(cardInfo(e.card));
   if (has(key)) {
     const out = t(key, params);
     if (!/\{\w+\}/.test(out)) return out;
@@ -382,7 +388,7 @@ export function logLine(c, e) {
 
 function describeShort(id) {
   const card = cardInfo(id);
-  return cardName(card) || `${id}`;
+  return cardName(card) || card.name || `${id}`;
 }
 
 function logPanel(c) {

@@ -1,0 +1,150 @@
+"""The client's game modules fed real engine views in a real browser (no server game): the Capitol end
+summary in English and Spanish, and Conspiranoicos cards drawn from the view's own catalogue."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from browser_helpers import WebServer, launch_args, run_server
+from conflictology.games.capitol import GAME as CAPITOL
+from conflictology.games.conspiranoicos import GAME as CONSPIRANOICOS
+
+pytestmark = pytest.mark.browser
+
+DEFAULT_DECK = Path(__file__).parent.parent / "src/conflictology/games/conspiranoicos/decks/default.json"
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    return launch_args(browser_type_launch_args)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    with run_server(tmp_path_factory.mktemp("render")) as running:
+        yield running
+
+
+# Renders one module's function into the page with a context like app.js's ctx(); returns facts about it.
+RENDER = """async ({module, fn, view, you, lang, probe}) => {
+  const i18n = await import('/js/i18n.js');
+  i18n.setLang(lang);
+  const m = await import(module);
+  const names = ['Ana', 'Ben', 'Cat', 'Dan', 'Eva', 'Fay'];
+  const c = { view, legal: [], deadline: null, you, room: null, name: (s) => names[s],
+    act: () => {}, busy: false, ui: {}, rerender: () => {}, t: i18n.t, lang };
+  const el = m[fn](c);
+  document.body.replaceChildren(el);
+  const AsyncFunction = (async () => {}).constructor;
+  return new AsyncFunction('el', probe)(el);
+}"""
+
+
+def render(page: Page, module: str, fn: str, view: dict[str, Any], probe: str, you: int | None = 0,
+           lang: str = "en") -> Any:
+    return page.evaluate(RENDER, {"module": module, "fn": fn, "view": view, "you": you, "lang": lang,
+                                  "probe": probe})
+
+
+def finished_capitol(players: int, seed: int) -> dict[str, Any]:
+    """A random game played to its end with at least one bluff caught and one that got away."""
+    rng = random.Random(seed)
+    while True:
+        s = CAPITOL.new_game(players=players, seed=rng.getrandbits(32))
+        while not s.is_over():
+            seat = rng.choice(s.waiting_for())
+            s.apply(seat, rng.choice(s.legal_actions(seat)))
+        view = s.view(None)
+        claims = view["summary"]["claims"]
+        if any(c["caught"] for c in claims) and any(not c["honest"] and not c["challenged"] for c in claims):
+            return view
+
+
+def test_capitol_end_summary_lists_every_claim_with_its_mark(page: Page, server: WebServer) -> None:
+    page.goto(server.url + "/")
+    view = finished_capitol(3, seed=4)
+    summary = view["summary"]
+    probe = """return {
+      rows: el.querySelectorAll('tbody tr').length,
+      claims: el.querySelectorAll('.claim').length,
+      bluffs: el.querySelectorAll('.claim.bluff').length,
+      caught: el.querySelectorAll('.claim.caught').length,
+      counts: [...el.querySelectorAll('tbody tr')].map(
+        (tr) => [...tr.querySelectorAll('td.num')].map((td) => +td.textContent)),
+      caption: el.querySelector('caption').textContent,
+      labels: [...el.querySelectorAll('.claim')].map((li) => li.getAttribute('aria-label')),
+      marks: [...el.querySelectorAll('.claim .mark')].map((m) => m.textContent),
+    };"""
+    got = render(page, "/js/capitol.js", "endDetail", view, probe, you=None)
+    assert got["rows"] == 3
+    assert got["claims"] == len(summary["claims"])
+    assert got["bluffs"] == sum(summary["bluffs"]) and got["caught"] == sum(summary["caught"]) > 0
+    assert got["counts"] == [[summary["bluffs"][s], summary["caught"][s]] for s in range(3)]
+    assert got["caption"] == "Claims and bluffs"
+    # Each player's row lists their claims in order, each marked and told in full in its label.
+    in_rows = [c for s in range(3) for c in summary["claims"] if c["seat"] == s]
+    for claim, label, mark in zip(in_rows, got["labels"], got["marks"], strict=True):
+        assert mark == ("✓" if claim["honest"] else "✗")
+        assert label.startswith("held the " if claim["honest"] else "bluffed the ")
+        if claim["caught"]:
+            assert "caught by " in label
+        elif claim["challenged"]:
+            assert "challenged by " in label
+        else:
+            assert " by " not in label or "blocking" in label
+
+    es = render(page, "/js/capitol.js", "endDetail", view, probe, you=0, lang="es")
+    assert es["caption"] == "Declaraciones y faroles"
+    assert any(label.startswith("farol: no tenía ") for label in es["labels"])
+    assert not any("capitol.summary" in label for label in es["labels"])
+
+    # Before the end a view has no summary, and the end detail draws nothing.
+    live = CAPITOL.new_game(players=3, seed=1).view(0)
+    assert render(page, "/js/capitol.js", "endDetail", live, "return el;") is None
+
+
+def test_conspiranoicos_cards_come_from_the_views_catalogue(
+    page: Page, server: WebServer, tmp_path: Path
+) -> None:
+    """A room on another deck file: its cards (other ids, values and challenges) are drawn from the view,
+    and a later view of the default deck replaces them (no copy of a deck lives in the client)."""
+    deck = json.loads(DEFAULT_DECK.read_text())
+    deck["name"] = "mirror"
+    for card in deck["cards"]:
+        card["id"] = "X" + card["id"]
+        card["value"] = 7 - card["value"]
+        card["challenge"] = "lowest_value" if card["challenge"] == "highest_value" else card["challenge"]
+    path = tmp_path / "mirror.json"
+    path.write_text(json.dumps(deck))
+    state = CONSPIRANOICOS.new_game(players=2, seed=3, options={"deck_file": str(path)})
+    view = state.view(0)
+    by_id = {c["id"]: c for c in view["cards"]}
+    hand = view["players"][0]["hand"]
+    assert all(cid.startswith("X") for cid in hand)
+    page.goto(server.url + "/")
+    probe = """return [...el.querySelectorAll('.consp-player.mine .hand .card-art')]
+      .map((e) => e.getAttribute('aria-label'));"""
+    labels = render(page, "/js/conspiranoicos.js", "renderTable", view, probe)
+    assert len(labels) == len(hand)
+    for cid, label in zip(hand, labels, strict=True):
+        assert f"value {by_id[cid]['value']}" in label, (cid, label)
+        # The deck's own challenge, in the client's words (the engine's text less its "(G)" hint).
+        assert label.endswith(by_id[cid]["challenge_text"].split(" (")[0]), (cid, label)
+        assert "?" not in label
+
+    default_view = CONSPIRANOICOS.new_game(players=2, seed=3).view(0)
+    default_cards = {c["id"]: c for c in default_view["cards"]}
+    labels = render(page, "/js/conspiranoicos.js", "renderTable", default_view, probe)
+    for cid, label in zip(default_view["players"][0]["hand"], labels, strict=True):
+        assert f"value {default_cards[cid]['value']}" in label
+    # The mirror deck's cards are gone: an id of it is unknown to the client now.
+    unknown = render(page, "/js/conspiranoicos.js", "renderTable", default_view,
+                     f"return (await import('/js/conspiranoicos.js')).cardInfo('{hand[0]}').value;")
+    assert unknown == "?"
