@@ -74,6 +74,24 @@ def test_a_whole_game_with_typing_mistakes_ends(game: str, players: int, seed: i
     assert ("You win!" in text) == (winners == [session.human])
 
 
+def test_capitol_end_shows_every_claim_with_the_bluffs_marked() -> None:
+    con, out = console()
+    session = TerminalGame(
+        games.get("capitol"), 3, ["random", "random"], human_seat=0, seed=7, console=con,
+        stream=Person(7, 0.0),
+    )
+    assert session.run()
+    during, end = out.getvalue().split("game over", 1)
+    assert "Claims and bluffs" not in during  # secret while the game goes on
+    assert "Claims and bluffs" in end
+    summary = session.state.view(0)["summary"]
+    honest = sum(1 for c in summary["claims"] if c["honest"])
+    assert sum(summary["bluffs"]) > 0 and honest > 0
+    # One mark per claim (the title's legend has one of each).
+    assert end.count("✗") - 1 == sum(summary["bluffs"]) and end.count("✓") - 1 == honest
+    assert end.count("caught by") == sum(summary["caught"])
+
+
 def test_bad_input_is_asked_again_and_changes_nothing() -> None:
     con, out = console()
     lines = io.StringIO("banker\n0\n12\n\n1\nq\n")

@@ -67,7 +67,38 @@ def table(view: View, names: Names) -> RenderableType:
                 style="cyan",
             )
         )
+    if view.get("summary"):
+        extra.append(claims_summary(view, names))
     return group(head, grid, *extra)
+
+
+def claims_summary(view: View, names: Names) -> RenderableType:
+    """The end of the game: each player's claims in order, ✓ held the role or ✗ a bluff (views.py)."""
+    summary = view["summary"]
+    grid = Table(title="Claims and bluffs (✓ held the role, ✗ bluff, ⚑ challenged)", title_justify="left")
+    for col in ("player", "claims, in order", "bluffs", "caught"):
+        grid.add_column(col)
+    bluffs, caught = summary.get("bluffs", []), summary.get("caught", [])
+    for p in view.get("players", []):
+        seat = p.get("seat")
+        line = Text()
+        for claim in (c for c in summary.get("claims", []) if c.get("seat") == seat):
+            if line:
+                line.append("  ")
+            style = "green" if claim.get("honest") else "bold red" if claim.get("caught") else "yellow"
+            line.append(("✓ " if claim.get("honest") else "✗ ") + role(claim.get("role")), style=style)
+            if claim.get("block"):
+                line.append(" (block)", style="dim")
+            if claim.get("caught"):
+                line.append(f" caught by {seat_name(names, claim.get('challenger'))}", style=style)
+            elif claim.get("challenged"):
+                line.append(f" ⚑ {seat_name(names, claim.get('challenger'))}", style="dim")
+        grid.add_row(
+            seat_name(names, seat), line if line else Text("no claims", style="dim"),
+            str(bluffs[seat] if isinstance(seat, int) and seat < len(bluffs) else 0),
+            str(caught[seat] if isinstance(seat, int) and seat < len(caught) else 0),
+        )
+    return grid
 
 
 def _claim_note(view: View, claimed: str) -> str:
