@@ -16,7 +16,7 @@ from conflictology.games.capitol.state import (
     OVER,
     CapitolState,
     honesty_int,
-    public_honesty,
+    public_honesty_bits,
 )
 
 
@@ -155,7 +155,7 @@ class CapitolGame(Game):
         if summary is not None:
             s.honesty = honesty_int([bool(c["honest"]) for c in summary["claims"]])
         else:
-            s.honesty = honesty_int(public_honesty(s.log))
+            s.honesty = public_honesty_bits(view["log"])
         pending = view["pending"] or {}
         s.action = pending.get("action") or ""
         s.target = _int(pending.get("target"))

@@ -769,6 +769,20 @@ def honesty_int(honest: list[bool]) -> int:
     return bits
 
 
+def public_honesty_bits(log: list[dict[str, Any]]) -> int:
+    """``public_honesty`` of a rendered log (a view's) as a record, in one pass: determinize runs it
+    for every world it draws."""
+    bits = NO_CLAIMS
+    claims = data.CLAIM
+    for e in log:
+        kind = e["type"]
+        if kind == "block" or (kind == "action" and e["action"] in claims):
+            bits = bits << 1 | 1
+        elif kind == "bluff":
+            bits ^= 1  # the latest claim, caught
+    return bits
+
+
 def public_honesty(log: list[LogEntry]) -> list[bool]:
     """One bool per claim of the log: False for a bluff a challenge caught, else True (all that the
     public log says: a bluff nobody challenged looks honest)."""
