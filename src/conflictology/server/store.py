@@ -24,7 +24,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 metadata = MetaData()
 
@@ -76,7 +76,13 @@ class Store:
                 cur.execute("PRAGMA busy_timeout=5000")
                 cur.close()
 
-        metadata.create_all(self.engine)
+        try:
+            metadata.create_all(self.engine)
+        except DBAPIError:
+            # Several processes started together on a fresh database: another one created the
+            # tables between our check and our CREATE. Once more, now that they exist.
+            time.sleep(0.2)
+            metadata.create_all(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()
