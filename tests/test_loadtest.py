@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conflictology.cli import app
-from conflictology.server.loadtest import percentile, run_loadtest
+from conflictology.server.loadtest import LoadResult, percentile, run_loadtest
 from redis_helpers import clear_prefix, new_prefix, redis_server
 from server_helpers import ServerProcess, thread_server
 
@@ -72,5 +72,47 @@ def test_loadtest_over_two_processes_sharing_redis(tmp_path: Path) -> None:
             assert result.errors == 0 and result.reconnects == 0 and result.actions > 20
         finally:
             a.stop()
+            b.stop()
+            clear_prefix(url, prefix)
+
+
+@pytest.mark.redis
+def test_loadtest_survives_a_killed_process(tmp_path: Path) -> None:
+    """Kill one of two processes while the bots play: the bots on it reconnect to the other one
+    with their tokens and their games go on, with no error."""
+    import threading
+    import time
+
+    with redis_server(tmp_path) as url:
+        prefix = new_prefix()
+        db = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+        args = ("--redis", url, "--redis-prefix", prefix, "--http-rate", "0", "--redis-lease", "2")
+        a = ServerProcess(db, None, *args)
+        b = ServerProcess(db, None, *args)
+        running = threading.Event()
+        try:
+
+            def progress(phase: str, *_: object) -> None:
+                if phase == "running":
+                    running.set()
+
+            results: list[LoadResult] = []
+
+            def load() -> None:
+                servers = [a.url, b.url]
+                results.append(run_loadtest(servers, 4, 4, 8.0, think=0.05, progress=progress))
+
+            worker = threading.Thread(target=load)
+            worker.start()
+            assert running.wait(60)
+            time.sleep(2.0)
+            a.kill()
+            worker.join(timeout=120)
+            (result,) = results
+            assert result.reconnects >= 8  # the 8 bots of A's rooms, at least once each
+            assert result.errors == 0, result.error_samples
+            assert result.actions > 20
+        finally:
+            a.kill()
             b.stop()
             clear_prefix(url, prefix)
