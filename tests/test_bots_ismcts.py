@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conflictology import bots
-from conflictology.bots.ismcts import ISMCTSBot
+from conflictology.bots.ismcts import FlatSearchBot, ISMCTSBot
 from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View
 
 CARDS = ("J", "Q", "K")
@@ -215,6 +215,31 @@ def test_kuhn_decision_depends_only_on_the_view() -> None:
         decisions.add(json.dumps(bot.act(state.view(1), state.legal_actions(1))))
         decisions.add(json.dumps(bot.last_root_stats, sort_keys=True))
     assert len(decisions) == 2  # one action, one set of root statistics, for both worlds
+
+
+def test_flat_search_calls_with_the_king() -> None:
+    """The flat search plays every world once per candidate: with the K a call wins every world,
+    a fold loses every one."""
+    game = Kuhn()
+    state = game.new_game(2, deck=["Q", "K", "J"])
+    state.apply(0, {"type": "bet"})
+    bot = FlatSearchBot(game, 1, seed=3, iterations=60)
+    assert bot.act(state.view(1), state.legal_actions(1)) == {"type": "call"}
+    assert bot.last_iterations == 60  # worlds, each played after both candidates
+    means = {game.action_table.action(i)["type"]: m for i, (_, m) in bot.last_root_stats.items()}
+    assert means == {"call": 1.0, "fold": 0.0}
+
+
+def test_flat_search_decision_depends_only_on_the_view() -> None:
+    game = Kuhn()
+    decisions = set()
+    for deck in (["J", "Q", "K"], ["K", "Q", "J"]):
+        state = game.new_game(2, deck=deck)
+        state.apply(0, {"type": "bet"})
+        bot = FlatSearchBot(game, 1, seed=11, iterations=40)
+        decisions.add(json.dumps(bot.act(state.view(1), state.legal_actions(1))))
+        decisions.add(json.dumps(bot.last_root_stats, sort_keys=True))
+    assert len(decisions) == 2
 
 
 def test_simultaneous_moves_are_not_seen_by_the_other_seat() -> None:

@@ -69,13 +69,14 @@ def test_fast_bots_never_act_illegally(game: Game) -> None:
     assert decisions > n_games * 10
 
 
-def test_ismcts_never_acts_illegally(game: Game) -> None:
+@pytest.mark.parametrize("spec", ["ismcts:iterations=25", "pimc:iterations=8"])
+def test_ismcts_never_acts_illegally(game: Game, spec: str) -> None:
     master = Rng(7)
     for g in range(12):
         players = game.min_players + g % 3 if game.max_players > game.min_players else game.min_players
         state = game.new_game(players=players, seed=master.next64())
         seated = [
-            Checked(bots.make("ismcts:iterations=25", game, seat, seed=master.next64()))
+            Checked(bots.make(spec, game, seat, seed=master.next64()))
             if seat == g % players
             else Checked(bots.make("heuristic", game, seat, seed=master.next64()))
             for seat in range(players)
@@ -148,12 +149,12 @@ def decide(name: str, game: Game, state: GameState, seat: int, seed: int) -> Act
     return bot.act(state.view(seat), state.legal_actions(seat))
 
 
-@pytest.mark.parametrize("name", ["heuristic", "easy", "ismcts:iterations=40"])
+@pytest.mark.parametrize("name", ["heuristic", "easy", "ismcts:iterations=40", "pimc:iterations=6"])
 def test_decisions_depend_only_on_what_the_seat_may_know(game: Game, name: str) -> None:
     """Two states that differ only in cards the seat cannot see get the same decision."""
     rng = Rng(3)
     compared = 0
-    count = 40 if name.startswith("ismcts") else 150
+    count = 40 if name.startswith(("ismcts", "pimc")) else 150
     for state, seat in midgame_states(game, count, seed=11):
         other = game.determinize(state.view(seat), rng)  # the same view, other hidden cards
         assert other.view(seat) == state.view(seat)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from conflictology.bots import Bot
-from conflictology.bots.ismcts import ISMCTSBot, SearchPolicy
+from conflictology.bots.ismcts import ISMCTSBot, SearchPolicy, rewards
 from conflictology.engine import Action, Game, GameState, Rng, View
 from conflictology.games.capitol.data import (
     CLAIM,
@@ -530,11 +530,7 @@ class CapitolSearch(SearchPolicy):
     playout_limit = 12
 
     def prior(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
-        helper = getattr(bot, "_prior_helper", None)
-        if helper is None:
-            helper = CapitolHeuristic(bot.game, bot.seat, seed=bot.rng.next64())
-            bot._prior_helper = helper  # type: ignore[attr-defined]
-        action: Action = helper.act(view, legal)
+        action: Action = self._helper(bot).act(view, legal)
         return action
     # Rates measured on the heuristic (150 four-player games, heuristic against itself): it calls
     # about one claim in ten, and most Judge blocks of its Hackers; it bluffs a Banker about one turn
@@ -575,6 +571,54 @@ class CapitolSearch(SearchPolicy):
             return world
 
         return draw
+
+    def candidates(
+        self, bot: ISMCTSBot, view: View, legal: list[Action], prior: Action | None
+    ) -> list[Action]:
+        """One action per kind: where a kind takes a target, the target the heuristic would pick
+        (so a turn compares at most eight actions, not every target of every kind)."""
+        if len(legal) <= 3 or not any("target" in a for a in legal):
+            return legal
+        helper = self._helper(bot)
+        k = Knowledge(view)
+        by_type: dict[str, list[Action]] = {}
+        for a in legal:
+            by_type.setdefault(a["type"], []).append(a)
+        out: list[Action] = [] if prior is None else [prior]
+        for kind, actions in by_type.items():
+            if prior is not None and prior["type"] == kind:
+                continue
+            pick = helper._best_target(k, actions, kind) if "target" in actions[0] else actions[0]
+            out.append(pick)
+        return out
+
+    def _helper(self, bot: ISMCTSBot) -> CapitolHeuristic:
+        helper: CapitolHeuristic | None = getattr(bot, "_prior_helper", None)
+        if helper is None:
+            helper = CapitolHeuristic(bot.game, bot.seat, seed=bot.rng.next64())
+            bot._prior_helper = helper  # type: ignore[attr-defined]
+        return helper
+
+    #: a rollout longer than this many decisions is scored by :meth:`evaluate` (never in practice)
+    rollout_limit = 1000
+
+    def rollout(self, bot: ISMCTSBot, state: GameState, rng: Rng) -> list[float]:
+        """The flat search's playout: every seat plays the real heuristic from its own view of the
+        sampled world (so nobody reads another seat's cards), all drawing from ``rng`` (the same
+        numbers for every candidate action: a paired comparison)."""
+        players: list[CapitolHeuristic] | None = getattr(bot, "_rollout_players", None)
+        if players is None or len(players) != state.num_players:
+            players = [CapitolHeuristic(bot.game, s, seed=0) for s in range(state.num_players)]
+            bot._rollout_players = players  # type: ignore[attr-defined]
+        for p in players:
+            p.rng = rng
+        for _ in range(self.rollout_limit):
+            waiting = state.waiting_for()
+            if not waiting:
+                return rewards(state)
+            seat = waiting[0]
+            state.apply(seat, players[seat].act(state.view(seat), state.legal_actions(seat)))
+        return self.evaluate(state)
 
     def playout_action(self, state: GameState, seat: int, rng: Rng) -> Action:
         legal = state.legal_actions(seat)

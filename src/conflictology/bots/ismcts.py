@@ -66,6 +66,16 @@ class SearchPolicy:
         """A decision the game answers without search (None: search it)."""
         return None
 
+    def candidates(
+        self, bot: ISMCTSBot, view: View, legal: list[Action], prior: Action | None
+    ) -> list[Action]:
+        """The actions a flat search (:class:`FlatSearchBot`) compares: all legal ones by default."""
+        return legal
+
+    def rollout(self, bot: ISMCTSBot, state: GameState, rng: Rng) -> list[float]:
+        """Play a sampled world to its end (or cut-off) for a flat search; each seat's reward."""
+        return bot._playout(state, rng)
+
     def prior_iterations(self, view: View, legal: list[Action]) -> float:
         """A multiplier on the iteration budget for this decision (1: the budget as given)."""
         return 1.0
@@ -272,8 +282,9 @@ class ISMCTSBot(Bot):
             raise RuntimeError(f"none of {chosen} could be applied")
         return applied
 
-    def _playout(self, state: GameState) -> list[float]:
+    def _playout(self, state: GameState, rng: Rng | None = None) -> list[float]:
         policy = self.policy
+        rng = self.rng if rng is None else rng
         limit = policy.playout_limit
         steps = 0
         while True:
@@ -283,8 +294,91 @@ class ISMCTSBot(Bot):
             if (limit is not None and steps >= limit) or policy.cutoff(state):
                 return policy.evaluate(state)
             seat = awaited[0]
-            state.apply(seat, policy.playout_action(state, seat, self.rng))
+            state.apply(seat, policy.playout_action(state, seat, rng))
             steps += 1
+
+
+class FlatSearchBot(ISMCTSBot):
+    """Flat Monte Carlo over determinizations (perfect-information Monte Carlo with the seat's view).
+
+    For one decision, every world drawn from the view (the game's :meth:`SearchPolicy.sampler`) is
+    played out once after each candidate action (:meth:`SearchPolicy.candidates`) with the same
+    random numbers, by the game's :meth:`SearchPolicy.rollout` (in Capitol: every seat played by the
+    heuristic from its own view of that world). Common random numbers make the comparison of two
+    candidates a paired one: their difference is measured world by world. The game's own choice
+    (:meth:`SearchPolicy.prior`) stands unless another candidate beats it by ``margin`` plus two
+    standard errors of that paired difference.
+
+    Params as :class:`ISMCTSBot`; ``iterations`` counts worlds (each played once per candidate).
+    """
+
+    name = "pimc"
+
+    def act(self, view: View, legal: list[Action]) -> Action:
+        if not legal:
+            raise IllegalAction(f"seat {self.seat} has no legal action")
+        if len(legal) == 1:
+            return legal[0]
+        policy = self.policy
+        shortcut = policy.decide(self, view, legal)
+        if shortcut is not None:
+            return shortcut
+        start = time.perf_counter()
+        prior = policy.prior(self, view, legal)
+        cands = policy.candidates(self, view, legal, prior)
+        if prior is not None and prior not in cands:
+            cands = [prior, *cands]
+        if len(cands) == 1:
+            return cands[0]
+        budget = max(1, int(self.iterations * policy.prior_iterations(view, legal)))
+        deadline = None if self.seconds is None else start + self.seconds
+        draw = policy.sampler(self, view)
+        results: list[list[float]] = [[] for _ in cands]
+        done = 0
+        while done < budget:
+            world = draw(self.rng)
+            seed = self.rng.next64()
+            row: list[float] = []
+            for action in cands:
+                state = world.clone()
+                try:
+                    state.apply(self.seat, action)
+                except IllegalAction:
+                    break  # cannot happen with a consistent determinization: drop the world
+                row.append(policy.rollout(self, state, Rng(seed))[self.seat])
+            if len(row) == len(cands):
+                for j, r in enumerate(row):
+                    results[j].append(r)
+                done += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_iterations = done
+        self.total_iterations += done
+        self.total_seconds += time.perf_counter() - start
+        if done == 0:
+            return prior if prior is not None else cands[0]
+        means = [sum(r) / done for r in results]
+        self.last_root_stats = {self._table.index(a): (done, m) for a, m in zip(cands, means, strict=True)}
+        best = max(range(len(cands)), key=lambda j: (means[j], -j))
+        if prior is None or self.prior_margin <= 0:
+            return cands[best]
+        p = cands.index(prior)
+        if best == p:
+            return prior
+        diffs = [b - a for b, a in zip(results[best], results[p], strict=True)]
+        mean = sum(diffs) / done
+        var = sum((d - mean) ** 2 for d in diffs) / max(1, done - 1)
+        noise = 2.0 * math.sqrt(var / done) if done > 1 else 1.0
+        return cands[best] if mean > self.prior_margin + noise else prior
+
+
+def flat_factory(**defaults: Any) -> Callable[..., Bot]:
+    """A registry factory for the flat search with default params (a caller's params override them)."""
+
+    def make(game: Game, seat: int, seed: int | None = None, **params: Any) -> Bot:
+        return FlatSearchBot(game, seat, seed, **{**defaults, **params})
+
+    return make
 
 
 def _mean(entry: list[float] | tuple[int, float] | None) -> float:

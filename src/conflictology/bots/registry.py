@@ -19,6 +19,9 @@ from conflictology.bots import register, register_level
 # decision never takes longer than half a second on a slow machine.
 register("ismcts", _ismcts.factory(iterations=2000, seconds=0.5))
 
+# The flat search over heuristic playouts (docs/bots.md): worlds per decision, capped at 0.4 s.
+register("pimc", _ismcts.flat_factory(iterations=1000, seconds=0.4))
+
 register_level("easy", "heuristic:noise=0.35")
 register_level("normal", "heuristic")
 register_level("hard", "ismcts:iterations=2000:seconds=0.3")
