@@ -219,10 +219,10 @@ class Hub:
 
     def connected_seats(self, room: Room) -> set[int]:
         """Seats with a socket open on this process or (shared backend) on another one."""
-        ids = self.backend.remote_seats(room.code)
+        ids = set(self.backend.remote_seats(room.code))
         for conn in self.connections.get(room.code, ()):
             if conn.seat_id is not None and not conn.closed:
-                ids = ids | {conn.seat_id}
+                ids.add(conn.seat_id)
         return {i for i, s in enumerate(room.seats) if s.id in ids}
 
     def broadcast(self, room: Room) -> None:

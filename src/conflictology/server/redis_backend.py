@@ -179,6 +179,7 @@ class RedisBackend(RoomBackend):
                 await self._pubsub.aclose()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+            await self.redis.connection_pool.disconnect()
 
     # ---- rooms -----------------------------------------------------------------------------------
 
