@@ -173,3 +173,27 @@ def test_levels_and_default_make_bots_for_every_game(game: Game) -> None:
     if game.name == "capitol":
         with pytest.raises(ValueError):
             bots.make("heuristic:personality=nonsense", game, 0)
+
+
+def test_capitol_log_memo_reads_the_log_like_a_full_read() -> None:
+    """The rollouts' incremental log reading (LogMemo) knows what a full read of the log knows."""
+    from conflictology.bots.capitol import Knowledge, LogMemo
+
+    game = games.get("capitol")
+    compared = 0
+    for g in range(6):
+        state = game.new_game(players=3 + g % 3, seed=40 + g)
+        seated = [bots.make("heuristic-bluffer", game, s, seed=g * 7 + s) for s in range(state.num_players)]
+        memo = LogMemo()
+        while not state.is_over():
+            seat = state.waiting_for()[0]
+            view = state.view(seat)
+            full = Knowledge(view)
+            part = Knowledge({**view, "log": view["log"][memo.n:]}, memo)
+            for p, q in zip(full.players, part.players, strict=True):
+                assert (p.claims, p.caught, p.bluffs_caught, p.claims_checked, p.challenges) == (
+                    q.claims, q.caught, q.bluffs_caught, q.claims_checked, q.challenges
+                )
+            compared += 1
+            state.apply(seat, seated[seat].act(view, state.legal_actions(seat)))
+    assert compared > 100

@@ -78,10 +78,21 @@ class Player:
     chances_to_challenge: int = 0
 
 
+class LogMemo:
+    """What the public log told about every player after its first ``n`` entries (the log is the
+    same in every seat's view). A rollout reads each entry once instead of the whole log per decision."""
+
+    __slots__ = ("n", "players")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.players: list[Player] | None = None
+
+
 class Knowledge:
     """What the bot's seat knows, rebuilt from its view on every decision (the bot keeps no state)."""
 
-    def __init__(self, view: View) -> None:
+    def __init__(self, view: View, memo: LogMemo | None = None) -> None:
         self.me: int = view["you"]
         players = view["players"]
         self.n = len(players)
@@ -109,7 +120,24 @@ class Knowledge:
         self.pool = sum(self.unseen.values())
         self.pending: dict[str, Any] = view.get("pending") or {}
         self.shown: str | None = _find_shown(view)
-        self._read_log(view.get("log") or [])
+        log = view.get("log") or []
+        if memo is None:
+            self._read_log(log)
+            return
+        # ``log`` holds the entries from ``memo.n`` on (see CapitolSearch.rollout).
+        if memo.players is not None:
+            for p, q in zip(self.players, memo.players, strict=True):
+                p.claims = dict(q.claims)
+                p.caught = set(q.caught)
+                p.bluffs_caught, p.claims_checked = q.bluffs_caught, q.claims_checked
+                p.challenges, p.chances_to_challenge = q.challenges, q.chances_to_challenge
+        self._read_log(log)
+        memo.n += len(log)
+        memo.players = [
+            Player(p.seat, 0, p.alive, 0, [], dict(p.claims), set(p.caught), p.bluffs_caught,
+                   p.claims_checked, p.challenges, p.chances_to_challenge)
+            for p in self.players
+        ]
 
     # -- the public log -------------------------------------------------------------------------
     def _read_log(self, log: Iterable[Any]) -> None:
@@ -251,12 +279,12 @@ class CapitolHeuristic(Bot):
         self.aggression = personality["aggression"]
 
     # -- entry point ------------------------------------------------------------------------------
-    def act(self, view: View, legal: list[Action]) -> Action:
+    def act(self, view: View, legal: list[Action], memo: LogMemo | None = None) -> Action:
         if len(legal) == 1:
             return legal[0]
         if self.noise and self.rng.random() < self.noise:
             return self.rng.choice(legal)
-        k = Knowledge(view)
+        k = Knowledge(view, memo)
         types = {a["type"] for a in legal}
         if "lose" in types:
             return self._least_valuable(k, legal, "card")
@@ -612,12 +640,26 @@ class CapitolSearch(SearchPolicy):
             bot._rollout_players = players  # type: ignore[attr-defined]
         for p in players:
             p.rng = rng
+        s: Any = state
+        memo = LogMemo()
         for _ in range(self.rollout_limit):
             waiting = state.waiting_for()
             if not waiting:
                 return rewards(state)
             seat = waiting[0]
-            state.apply(seat, players[seat].act(state.view(seat), state.legal_actions(seat)))
+            legal = state.legal_actions(seat)
+            if len(legal) == 1:
+                state.apply(seat, legal[0])
+                continue
+            # The view with only the log entries the memo has not read (rendering and reading the
+            # whole log on every decision was most of a rollout's time).
+            log = s.log
+            s.log = log[memo.n:]
+            try:
+                view = state.view(seat)
+            finally:
+                s.log = log
+            state.apply(seat, players[seat].act(view, legal, memo))
         return self.evaluate(state)
 
     def playout_action(self, state: GameState, seat: int, rng: Rng) -> Action:
