@@ -309,10 +309,16 @@ class FlatSearchBot(ISMCTSBot):
     (:meth:`SearchPolicy.prior`) stands unless another candidate beats it by ``margin`` plus two
     standard errors of that paired difference.
 
-    Params as :class:`ISMCTSBot`; ``iterations`` counts worlds (each played once per candidate).
+    Params as :class:`ISMCTSBot`; ``iterations`` counts worlds (each played once per candidate);
+    ``margin`` and ``z`` (standard errors) set how clearly a candidate must beat the prior.
     """
 
     name = "pimc"
+
+    def __init__(self, game: Game, seat: int, seed: int | None = None, **params: Any) -> None:
+        super().__init__(game, seat, seed, **params)
+        #: how many standard errors of the paired difference an override must clear, on top of margin
+        self.params_z = float(params.get("z", 2.0))
 
     def act(self, view: View, legal: list[Action]) -> Action:
         if not legal:
@@ -368,7 +374,7 @@ class FlatSearchBot(ISMCTSBot):
         diffs = [b - a for b, a in zip(results[best], results[p], strict=True)]
         mean = sum(diffs) / done
         var = sum((d - mean) ** 2 for d in diffs) / max(1, done - 1)
-        noise = 2.0 * math.sqrt(var / done) if done > 1 else 1.0
+        noise = self.params_z * math.sqrt(var / done) if done > 1 else 1.0
         return cands[best] if mean > self.prior_margin + noise else prior
 
 
