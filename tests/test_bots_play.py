@@ -197,3 +197,12 @@ def test_capitol_log_memo_reads_the_log_like_a_full_read() -> None:
             compared += 1
             state.apply(seat, seated[seat].act(view, state.legal_actions(seat)))
     assert compared > 100
+
+
+def test_hard_is_each_games_search_bot() -> None:
+    from conflictology.bots.ismcts import FlatSearchBot, ISMCTSBot
+
+    capitol = bots.make("hard", games.get("capitol"), 0, seed=1)
+    consp = bots.make("hard", games.get("conspiranoicos"), 0, seed=1)
+    assert isinstance(capitol, FlatSearchBot) and capitol.seconds == 0.3
+    assert type(consp) is ISMCTSBot and consp.seconds == 0.3
