@@ -185,6 +185,7 @@ def test_a_dead_process_rooms_are_taken_over_and_its_presence_removed(redis_url:
             await a.presence("FFFFF", "seat-a", True)
             assert a.owns("FFFFF") and not b.owns("FFFFF")
             # A stops renewing its lease without a word (as a killed process would).
+            a._running = False
             for task in a._tasks:
                 task.cancel()
             await eventually(lambda: b.owns("FFFFF"), timeout=10)

@@ -113,6 +113,9 @@ class RedisBackend(RoomBackend):
         self._presence_dirty: set[str] = set()
         self._pubsub: Any = None
         self._tasks: list[asyncio.Task[None]] = []
+        # The loops also check this flag: redis-py can swallow a cancellation that arrives while
+        # it waits on a connection, so cancel() alone may not stop a loop.
+        self._running = False
         self.conflicts = 0  # version-check failures retried (for tests and benchmarks)
 
     # ---- keys ------------------------------------------------------------------------------------
@@ -139,6 +142,7 @@ class RedisBackend(RoomBackend):
 
     async def start(self, interested: Callable[[str], bool]) -> None:
         self._interested = interested
+        self._running = True
         await self.redis.ping()
         await self._heartbeat()
         self._pubsub = self.redis.pubsub()
@@ -159,11 +163,11 @@ class RedisBackend(RoomBackend):
         ]
 
     async def stop(self) -> None:
+        self._running = False
         for task in self._tasks + list(self._refreshing.values()):
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(BaseException):
-                await task
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=5)
         self._tasks = []
         with contextlib.suppress(Exception):
             # A clean stop hands everything over at once instead of after the lease expires.
@@ -306,7 +310,7 @@ class RedisBackend(RoomBackend):
 
     async def _listen(self) -> None:
         start = len(self.prefix) + 3
-        while True:
+        while self._running:
             try:
                 msg = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
             except asyncio.CancelledError:
@@ -372,7 +376,7 @@ class RedisBackend(RoomBackend):
             await pipe.execute()
 
     async def _housekeeping_forever(self) -> None:
-        while True:
+        while self._running:
             try:
                 await self._heartbeat()
                 await self.housekeeping()
