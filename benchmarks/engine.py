@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from conflictology import games
+from conflictology.engine import GameState
 
 # One timed run: plays whole games until the time is up; returns (decisions, games, seconds).
 Runner = Callable[[float, int], tuple[int, int, float]]
@@ -40,32 +41,21 @@ class Row:
     peer: str | None = None
 
 
-def ours(game_name: str, players: int) -> Runner:
-    game = games.get(game_name)
-
-    def run(seconds: float, seed: int) -> tuple[int, int, float]:
-        chooser = random.Random(seed)
-        decisions = played = 0
-        start = time.perf_counter()
-        deadline = start + seconds
-        while True:
-            state = game.new_game(players=players, seed=chooser.getrandbits(64))
-            waiting = state.waiting_for()
-            while waiting:
-                seat = waiting[0] if len(waiting) == 1 else chooser.choice(waiting)
-                state.apply(seat, chooser.choice(state.legal_actions(seat)))
-                decisions += 1
-                waiting = state.waiting_for()
-            played += 1
-            now = time.perf_counter()
-            if now >= deadline:
-                return decisions, played, now - start
-
-    return run
+def play_random(state: GameState, chooser: random.Random) -> int:
+    """Play ``state`` to its end with uniformly random legal actions; returns the decisions made."""
+    decisions = 0
+    waiting = state.waiting_for()
+    while waiting:
+        seat = waiting[0] if len(waiting) == 1 else chooser.choice(waiting)
+        state.apply(seat, chooser.choice(state.legal_actions(seat)))
+        decisions += 1
+        waiting = state.waiting_for()
+    return decisions
 
 
-def ours_with_clone(game_name: str, players: int) -> Runner:
-    """The search-bot loop: a clone of the root per playout (ISMCTS pays this once per iteration)."""
+def ours(game_name: str, players: int, from_clone: bool = False) -> Runner:
+    """Fresh deals; or, with ``from_clone``, the search-bot loop: one clone of a fixed root per playout
+    (ISMCTS pays this once per iteration)."""
     game = games.get(game_name)
 
     def run(seconds: float, seed: int) -> tuple[int, int, float]:
@@ -75,13 +65,11 @@ def ours_with_clone(game_name: str, players: int) -> Runner:
         start = time.perf_counter()
         deadline = start + seconds
         while True:
-            state = root.clone()
-            waiting = state.waiting_for()
-            while waiting:
-                seat = waiting[0] if len(waiting) == 1 else chooser.choice(waiting)
-                state.apply(seat, chooser.choice(state.legal_actions(seat)))
-                decisions += 1
-                waiting = state.waiting_for()
+            if from_clone:
+                state = root.clone()
+            else:
+                state = game.new_game(players=players, seed=chooser.getrandbits(64))
+            decisions += play_random(state, chooser)
             played += 1
             now = time.perf_counter()
             if now >= deadline:
@@ -192,12 +180,15 @@ def main() -> None:
     for n in args.players:
         group([
             ("conflictology", "capitol", n, ours("capitol", n), f"coupml/{n}"),
-            ("conflictology+clone", "capitol", n, ours_with_clone("capitol", n), f"coupml/{n}"),
+            ("conflictology+clone", "capitol", n, ours("capitol", n, from_clone=True), f"coupml/{n}"),
             ("coupml", "coup", n, coupml(n), None),
         ])
     group([
         ("conflictology", "conspiranoicos", 2, ours("conspiranoicos", 2), "open_spiel/2"),
-        ("conflictology+clone", "conspiranoicos", 2, ours_with_clone("conspiranoicos", 2), "open_spiel/2"),
+        (
+            "conflictology+clone", "conspiranoicos", 2,
+            ours("conspiranoicos", 2, from_clone=True), "open_spiel/2",
+        ),
         ("open_spiel", "python_liars_poker", 2, liars_poker(), None),
     ])
 

@@ -10,22 +10,18 @@ import cProfile
 import pstats
 import random
 
+from engine import play_random  # benchmarks/engine.py, beside this file
+
 from conflictology import games
 
 
 def playouts(game_name: str, players: int, count: int) -> int:
     game = games.get(game_name)
     chooser = random.Random(1)
-    decisions = 0
+    total = 0
     for _ in range(count):
-        state = game.new_game(players=players, seed=chooser.getrandbits(64))
-        waiting = state.waiting_for()
-        while waiting:
-            seat = waiting[0] if len(waiting) == 1 else chooser.choice(waiting)
-            state.apply(seat, chooser.choice(state.legal_actions(seat)))
-            decisions += 1
-            waiting = state.waiting_for()
-    return decisions
+        total += play_random(game.new_game(players=players, seed=chooser.getrandbits(64)), chooser)
+    return total
 
 
 def main() -> None:
