@@ -194,7 +194,9 @@ def test_a_bot_stands_in_after_the_grace_period_until_the_player_returns(server:
 
 
 def test_leaving_mid_game_hands_the_seat_to_a_bot_and_the_host_role_on(server: Server) -> None:
-    table = make_table(server, "toy", humans=3, options={"cards": 2}, settings={"timers": False})
+    table = make_table(
+        server, "toy", humans=3, options={"cards": 2}, settings={"timers": False, "public": True}
+    )
     players = [Player(server, table.code, table.tokens[i], i) for i in range(3)]
     start(table)
     with server.http() as http:

@@ -55,11 +55,22 @@ def test_snapshots_are_saved_replaced_and_deleted(store_url: str) -> None:
         mine = [s for s in store.load_rooms() if s["code"] == code]
         assert len(mine) == 1 and mine[0]["version"] == 2 and mine[0]["seats"] == [2]
         game_id = uuid.uuid4().hex
-        record = {"id": game_id, "room": code, "game": "capitol", "finished": time.time(), "actions": [1, 2]}
+        record = {
+            "id": game_id,
+            "room": code,
+            "game": "capitol",
+            "public": True,
+            "finished": time.time(),
+            "actions": [1, 2],
+        }
+        private = {**record, "id": uuid.uuid4().hex, "public": False}
         store.archive(record)
+        store.archive(private)
         store.archive({**record, "actions": []})  # archiving twice keeps the first
         assert store.get_game(game_id) == record
-        assert game_id in [g["id"] for g in store.recent_games(1000)]
+        listed = [g["id"] for g in store.recent_games(1000)]
+        # Only public rooms' games are listed: a private room's code must not reach strangers.
+        assert game_id in listed and private["id"] not in listed
         store.delete_room(code)
         assert not [s for s in store.load_rooms() if s["code"] == code]
         assert store.get_game("nope") is None

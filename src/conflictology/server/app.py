@@ -317,6 +317,9 @@ class Api:
         for code in await self.hub.backend.codes():
             room = await self.hub.backend.get(code)
             if room is not None and room.game_id == game_id and room.state is not None:
+                if not room.settings.spectators and room.status is RoomStatus.PLAYING:
+                    # The live public view is what a spectator sees: refused like the spectator socket.
+                    raise RoomError(403, "no_spectators", "this room has no spectators")
                 view = room.state.view(None)
                 return JSONResponse(
                     {

@@ -535,6 +535,8 @@ class Room:
             "id": self.game_id,
             "room": self.code,
             "game": self.game_name,
+            # GET /api/games lists only public rooms' games: a private room's code is its only lock.
+            "public": self.settings.public,
             "options": self.options,
             "players": [
                 {"seat": i, "name": s.name, "bot": s.bot, "level": s.level} for i, s in enumerate(self.seats)

@@ -160,10 +160,23 @@ class Store:
         return None if row is None else msgspec.json.decode(row[0])
 
     def recent_games(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The latest finished games of public rooms only: a private room's code (which a rematch
+        reuses) must not be handed to strangers. Games archived without the flag count as private."""
+        out: list[dict[str, Any]] = []
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(games_table.c.id, games_table.c.room, games_table.c.game, games_table.c.finished)
-                .order_by(games_table.c.finished.desc())
-                .limit(limit)
-            ).all()
-        return [{"id": r[0], "room": r[1], "game": r[2], "finished": r[3]} for r in rows]
+            rows = conn.execution_options(yield_per=200).execute(
+                select(
+                    games_table.c.id,
+                    games_table.c.room,
+                    games_table.c.game,
+                    games_table.c.finished,
+                    games_table.c.data,
+                ).order_by(games_table.c.finished.desc())
+            )
+            for r in rows:
+                if not msgspec.json.decode(r[4]).get("public", False):
+                    continue
+                out.append({"id": r[0], "room": r[1], "game": r[2], "finished": r[3]})
+                if len(out) >= limit:
+                    break
+        return out

@@ -1,0 +1,77 @@
+"""Fixes from the server review: what the archive listing and replays show of private rooms,
+nesting bombs, seats after a game ends, first_player bounds, and the network bot's level specs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server_helpers import Player, Server, make_table, play_randomly, register_toy, start, thread_server
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+    register_toy(monkeypatch)
+    with thread_server(tmp_path, bot_delay=0.0) as srv:
+        yield srv
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def finish(server: Server, settings: dict[str, Any]) -> tuple[Any, Player, dict[str, Any]]:
+    table = make_table(
+        server, "toy", humans=1, bots=2, level="random", options={"cards": 2}, settings=settings
+    )
+    host = Player(server, table.code, table.tokens[0], 0)
+    game = start(table)
+    play_randomly([host])
+    with server.http() as http:
+        for _ in range(50):
+            if http.get(f"/api/games/{game['game_id']}").json().get("status") == "over":
+                break
+            time.sleep(0.1)
+    return table, host, game
+
+
+def test_the_archive_lists_only_public_rooms_games(server: Server) -> None:
+    private, p1, _private_game = finish(server, {"timers": False})
+    public, p2, public_game = finish(server, {"timers": False, "public": True})
+    with server.http() as http:
+        listed = http.get("/api/games").json()["games"]
+    assert [g["id"] for g in listed] == [public_game["game_id"]]
+    assert all(g["room"] != private.code for g in listed)
+    assert listed[0]["room"] == public.code
+    for p in (p1, p2):
+        p.close()
+
+
+def test_a_live_replay_is_refused_when_spectators_are_off(server: Server) -> None:
+    table = make_table(
+        server,
+        "toy",
+        humans=1,
+        bots=1,
+        level="random",
+        options={"cards": 2},
+        settings={"timers": False, "spectators": False},
+    )
+    game = start(table)
+    with server.http() as http:
+        r = http.get(f"/api/games/{game['game_id']}")
+        assert r.status_code == 403 and r.json()["code"] == "no_spectators", r.text
+    host = Player(server, table.code, table.tokens[0], 0)
+    play_randomly([host])
+    with server.http() as http:
+        for _ in range(50):
+            r = http.get(f"/api/games/{game['game_id']}")
+            if r.status_code == 200 and r.json()["status"] == "over":
+                break
+            time.sleep(0.1)
+        assert r.status_code == 200 and r.json()["status"] == "over"
+    host.close()
