@@ -2,13 +2,16 @@
 
     python benchmarks/bots.py                 # every row at its full sample size (tens of minutes)
     python benchmarks/bots.py --scale 0.25    # a quarter of the games, for a quick look
-    python benchmarks/bots.py --only speed    # one row (speed, capitol-hr, capitol-ih, consp-hr, consp-ih)
+    python benchmarks/bots.py --only speed    # one row (speed, capitol-hr, capitol-ih, capitol-ph, consp-hr,
+                                              # consp-ih)
     python benchmarks/bots.py --json
 
 Each strength row is exactly ``conflictology simulate GAME --players N --games K --seed S --bots …``
 (seats rotated from game to game; the command is printed beside the row), with the target the issue
 set. The speed row runs ISMCTS decisions from 4-player Capitol positions and reports iterations per
-second of wall time and of process CPU time (on a shared machine, CPU time is the steadier figure).
+second of wall time and of process CPU time (on a shared machine, CPU time is the steadier figure),
+and the flat search's (``pimc``) rollouts per second (one rollout: a world played to the end by
+the heuristic at every seat, after one candidate action).
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from conflictology.arena import wilson
 from conflictology.engine import Rng
 from conflictology.simulate import simulate
 
-# The ISMCTS budget the strength rows use: the registered default (iterations, with a wall cap).
+# The search budgets the strength rows use: the registered defaults (iterations, with a wall cap).
 ISMCTS = "ismcts"
+PIMC = "pimc"  # the flat search (Capitol's ``search`` and ``hard``)
 
 
 @dataclass
@@ -55,6 +59,7 @@ class Row:
 MATCHES: list[tuple[str, str, list[str], int, float]] = [
     ("capitol-hr", "capitol", ["heuristic", "random"], 400, 0.80),
     ("capitol-ih", "capitol", [ISMCTS, "heuristic", "heuristic", "heuristic"], 120, 0.40),
+    ("capitol-ph", "capitol", [PIMC, "heuristic", "heuristic", "heuristic"], 120, 0.40),
     ("consp-hr", "conspiranoicos", ["heuristic", "random"], 300, 0.65),
     ("consp-ih", "conspiranoicos", [ISMCTS, "heuristic"], 120, 0.55),
 ]
@@ -77,8 +82,9 @@ def strength(key: str, game: str, seats: list[str], n: int, target: float, seed:
     )
 
 
-def speed(decisions: int, iterations: int, seed: int) -> dict[str, float]:
-    """ISMCTS iterations per second on 4-player Capitol positions reached by heuristic play."""
+def speed(decisions: int, iterations: int, seed: int, bot: str = "ismcts") -> dict[str, float]:
+    """Search iterations per second on 4-player Capitol positions reached by heuristic play
+    (for ``pimc``: rollouts, a world times its candidates)."""
     game = games.get("capitol")
     rng = Rng(seed)
     wall = cpu = 0.0
@@ -90,12 +96,13 @@ def speed(decisions: int, iterations: int, seed: int) -> dict[str, float]:
             seat = state.waiting_for()[0]
             legal = state.legal_actions(seat)
             if len(legal) > 1 and rng.random() < 0.3:
-                searcher = bots.make(f"ismcts:iterations={iterations}", game, seat, seed=rng.next64())
+                searcher = bots.make(f"{bot}:iterations={iterations}", game, seat, seed=rng.next64())
                 w, c = time.perf_counter(), time.process_time()
                 searcher.act(state.view(seat), legal)
                 wall += time.perf_counter() - w
                 cpu += time.process_time() - c
-                done += searcher.last_iterations  # type: ignore[attr-defined]
+                per = len(searcher.last_root_stats) if bot == "pimc" else 1  # type: ignore[attr-defined]
+                done += searcher.last_iterations * per  # type: ignore[attr-defined]
                 asked += 1
             state.apply(seat, players[seat].act(state.view(seat), legal))
     return {
@@ -121,6 +128,11 @@ def main() -> None:
         console.print(
             "ISMCTS on 4-player Capitol: {iterations_per_wall_second:.0f} iterations/s (wall), "
             "{iterations_per_cpu_second:.0f} iterations/s (CPU)".format(**out["speed"])  # type: ignore[arg-type]
+        )
+        out["speed_pimc"] = speed(max(5, int(40 * args.scale)), 50, args.seed, bot=PIMC)
+        console.print(
+            "pimc on 4-player Capitol: {iterations_per_wall_second:.0f} rollouts/s (wall), "
+            "{iterations_per_cpu_second:.0f} rollouts/s (CPU)".format(**out["speed_pimc"])  # type: ignore[arg-type]
         )
     rows: list[Row] = []
     for key, game, seats, n, target in MATCHES:
