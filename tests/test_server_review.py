@@ -75,3 +75,43 @@ def test_a_live_replay_is_refused_when_spectators_are_off(server: Server) -> Non
             time.sleep(0.1)
         assert r.status_code == 200 and r.json()["status"] == "over"
     host.close()
+
+
+def nested(n: int) -> str:
+    return "[" * n + "]" * n
+
+
+def test_deeply_nested_json_is_a_clear_error_and_changes_nothing(server: Server) -> None:
+    table = make_table(server, "toy", humans=2, options={"cards": 2}, settings={"timers": False})
+    with server.http() as http:
+        before = http.get("/api/rooms").json()
+        body = '{"game": "toy", "name": "Ada", "options": {"cards": ' + nested(3000) + "}}"
+        r = http.post("/api/rooms", content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and r.json()["code"] == "bad_request", r.text
+        assert "nested" in r.json()["error"]
+        assert http.get("/api/rooms").json() == before
+        # Brackets inside a string are text, not nesting: this body gets past the depth check to the
+        # game's own option check.
+        r = http.post("/api/rooms", json={"game": "toy", "name": "[" * 40, "options": {"x": "{" * 200}})
+        assert r.status_code == 400 and r.json()["code"] == "bad_options", r.text
+        room = http.get(f"/api/rooms/{table.code}").json()
+        r = http.patch(
+            f"/api/rooms/{table.code}",
+            content='{"options": {"cards": ' + nested(3000) + "}}",
+            headers={**auth(table.host_token), "content-type": "application/json"},
+        )
+        assert r.status_code == 400 and r.json()["code"] == "bad_request", r.text
+        assert http.get(f"/api/rooms/{table.code}").json() == room
+    player = Player(server, table.code, table.tokens[1], 1)
+    assert player.next()["type"] == "lobby"
+    start(table)
+    state = player.wait_for(lambda m: m["type"] == "state")
+    player.ws.send('{"type": "act", "seq": 0, "action": {"type": ' + nested(3000) + "}}")
+    error = player.wait_for(lambda m: m["type"] == "error")
+    assert error["code"] == "bad_message" and "nested" in error["message"]
+    player.send({"type": "ping"})
+    assert player.wait_for(lambda m: m["type"] == "pong")
+    player.send({"type": "sync"})
+    again = player.wait_for(lambda m: m["type"] == "state")
+    assert again["seq"] == state["seq"]
+    player.close()

@@ -392,7 +392,7 @@ class Api:
             conn.send({"type": "error", "code": "rate_limited", "message": "too many messages; slow down"})
             return
         try:
-            msg = protocol.client_decoder.decode(raw)
+            msg = protocol.decode_client(raw)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             conn.send({"type": "error", "code": "bad_message", "message": f"malformed message: {exc}"})
             return

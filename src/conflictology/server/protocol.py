@@ -109,7 +109,51 @@ client_decoder: msgspec.json.Decoder[Act | Ping | Sync] = msgspec.json.Decoder(C
 encoder = msgspec.json.Encoder()
 
 
+# No message needs more than a handful of levels; a deeply nested one (thousands of `[` fit in the
+# size limit) would exhaust the decoder's or a checker's recursion, so it is refused before decoding.
+MAX_DEPTH = 64
+
+
+def check_depth(data: bytes, limit: int = MAX_DEPTH) -> None:
+    """Raise ``msgspec.DecodeError`` when the JSON text nests arrays/objects deeper than ``limit``
+    (brackets inside strings do not count)."""
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return
+    depth = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # closing quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > limit:
+                raise msgspec.DecodeError(f"JSON nested deeper than {limit} levels")
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+
+
+def _decode(data: bytes, decode: Any) -> Any:
+    check_depth(data)
+    try:
+        return decode(data)
+    except RecursionError:  # belt and braces: the depth check should have caught it
+        raise msgspec.DecodeError("JSON nested too deeply") from None
+
+
 def decode_body(data: bytes, kind: type[Any]) -> Any:
     """Decode an HTTP body; an empty body counts as ``{}``. Raises ``msgspec.ValidationError`` or
-    ``msgspec.DecodeError``."""
-    return msgspec.json.decode(data or b"{}", type=kind)
+    ``msgspec.DecodeError`` (also for JSON nested deeper than :data:`MAX_DEPTH`)."""
+    return _decode(data or b"{}", lambda d: msgspec.json.decode(d, type=kind))
+
+
+def decode_client(data: bytes) -> Act | Ping | Sync:
+    """Decode a WebSocket message, with the same depth limit as :func:`decode_body`."""
+    msg: Act | Ping | Sync = _decode(data, client_decoder.decode)
+    return msg
