@@ -115,3 +115,37 @@ def test_deeply_nested_json_is_a_clear_error_and_changes_nothing(server: Server)
     again = player.wait_for(lambda m: m["type"] == "state")
     assert again["seq"] == state["seq"]
     player.close()
+
+
+def test_leaving_or_kicking_after_the_game_keeps_the_seats_until_the_rematch(server: Server) -> None:
+    table = make_table(server, "toy", humans=3, bots=1, level="random", options={"cards": 2})
+    with server.http() as http:
+        http.patch(
+            f"/api/rooms/{table.code}", json={"settings": {"timers": False}}, headers=auth(table.host_token)
+        )
+    players = [Player(server, table.code, table.tokens[i], i) for i in range(3)]
+    start(table)
+    play_randomly(players)
+    with server.http() as http:
+        over = http.get(f"/api/rooms/{table.code}").json()
+        assert over["status"] == "over"
+        names = [s["name"] for s in over["seats"]]
+        r = http.post(f"/api/rooms/{table.code}/leave", headers=auth(table.tokens[1]))
+        assert r.status_code == 200, r.text
+        r = http.post(f"/api/rooms/{table.code}/kick", json={"seat": 3}, headers=auth(table.host_token))
+        assert r.status_code == 200, r.text
+        after = r.json()
+        # Same seats, same names, same winners: seat 2 still sees seat 2's view.
+        assert [s["name"] for s in after["seats"]] == names
+        assert after["seats"][1]["left"] and after["seats"][3]["left"]
+        assert after["winners"] == over["winners"]
+        r = http.post(f"/api/rooms/{table.code}/kick", json={"seat": 1}, headers=auth(table.host_token))
+        assert r.status_code == 409, r.text
+    last = players[2].wait_for(lambda m: m["type"] == "state" and m["room"]["seats"][3].get("left"))
+    assert last["view"]["you"] == 2 and last["winners"] == over["winners"]
+    assert players[1].wait_for(lambda m: m["type"] == "left")
+    with server.http() as http:
+        r = http.post(f"/api/rooms/{table.code}/rematch", headers=auth(table.host_token))
+        assert r.status_code == 200 and [s["name"] for s in r.json()["seats"]] == [names[0], names[2]]
+    for p in players:
+        p.close()

@@ -318,24 +318,33 @@ class Room:
         return added
 
     def kick(self, seat: int) -> Seat:
-        """The host removes a seat: in the lobby it is gone; in a game a bot plays it on."""
+        """The host removes a seat: in the lobby it is gone; in a game a bot plays it on; after the
+        game it is marked left and gone at the rematch."""
         if not 0 <= seat < len(self.seats):
             raise RoomError(400, "bad_seat", f"no seat {seat} in this room")
         target = self.seats[seat]
         if target.id == self.host:
             raise RoomError(400, "bad_seat", "the host cannot kick themselves (leave instead)")
-        if self.status is RoomStatus.PLAYING:
-            if target.bot or target.left:
+        if self._holds_game():
+            if self.status is RoomStatus.PLAYING and (target.bot or target.left):
                 raise RoomError(409, "bad_seat", "a bot already plays this seat")
+            if target.left:
+                raise RoomError(409, "bad_seat", "this seat has already left")
             target.left = True
             target.token_hash = None
         else:
             del self.seats[seat]
         return target
 
+    def _holds_game(self) -> bool:
+        """Seats index the game state while it is playing and while a finished one is still shown
+        (its views and ``winners`` are by seat): a seat leaving then is marked, not removed, until
+        the rematch rebuilds the lobby."""
+        return self.status in (RoomStatus.PLAYING, RoomStatus.OVER)
+
     def leave(self, seat: int) -> None:
         target = self.seats[seat]
-        if self.status is RoomStatus.PLAYING:
+        if self._holds_game():
             target.left = True
             target.token_hash = None
         else:
