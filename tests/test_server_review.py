@@ -149,3 +149,27 @@ def test_leaving_or_kicking_after_the_game_keeps_the_seats_until_the_rematch(ser
         assert r.status_code == 200 and [s["name"] for s in r.json()["seats"]] == [names[0], names[2]]
     for p in players:
         p.close()
+
+
+def test_first_player_is_checked_against_the_table_size_then_the_seats_taken(server: Server) -> None:
+    with server.http() as http:
+        r = http.post("/api/rooms", json={"game": "capitol", "name": "Ada", "options": {"first_player": 3}})
+        assert r.status_code == 201, r.text
+        code, token = r.json()["code"], r.json()["token"]
+        r = http.post("/api/rooms", json={"game": "capitol", "name": "Ada", "options": {"first_player": 6}})
+        assert r.status_code == 400 and r.json()["code"] == "bad_options", r.text
+        r = http.post(f"/api/rooms/{code}/bots", json={"count": 1, "level": "random"}, headers=auth(token))
+        assert r.status_code == 201, r.text
+        r = http.patch(f"/api/rooms/{code}", json={"options": {"first_player": 5}}, headers=auth(token))
+        assert r.status_code == 200 and r.json()["options"]["first_player"] == 5, r.text
+        r = http.patch(f"/api/rooms/{code}", json={"options": {"first_player": 6}}, headers=auth(token))
+        assert r.status_code == 400 and r.json()["code"] == "bad_options", r.text
+        assert http.get(f"/api/rooms/{code}").json()["options"]["first_player"] == 5
+        r = http.post(f"/api/rooms/{code}/start", headers=auth(token))
+        assert r.status_code == 409 and r.json()["code"] == "first_player", r.text
+        assert "2 players are seated" in r.json()["error"]
+        assert http.get(f"/api/rooms/{code}").json()["status"] == "lobby"
+        r = http.post(f"/api/rooms/{code}/bots", json={"count": 4, "level": "random"}, headers=auth(token))
+        assert r.status_code == 201, r.text
+        r = http.post(f"/api/rooms/{code}/start", headers=auth(token))
+        assert r.status_code == 200, r.text

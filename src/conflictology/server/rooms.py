@@ -50,6 +50,10 @@ TURN_ACTION_TYPES = frozenset(
 )
 RESPONSE_ACTION_TYPES = frozenset({"pass", "challenge", "block"})
 
+# The rule option naming the seat that plays first (Capitol): accepted up to max_players - 1 while
+# the table fills, and checked against the seats taken at the start.
+FIRST_PLAYER_OPTION = "first_player"
+
 
 def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
@@ -276,9 +280,15 @@ class Room:
     def _check_options(game: Game, options: dict[str, Any], players: int) -> None:
         check_options_safe(options)
         check_file_options(game.name, options)
+        count = max(players, game.min_players)
+        first = options.get(FIRST_PLAYER_OPTION)
+        if isinstance(first, int) and not isinstance(first, bool) and first >= count:
+            # The table may still fill up to max_players before the start, which checks it again
+            # against the seats actually taken (409 there).
+            count = min(first + 1, game.max_players)
         try:
             # The game is the judge of its own options; a throwaway deal checks them.
-            game.new_game(players=max(players, game.min_players), seed=0, options=options)
+            game.new_game(players=count, seed=0, options=options)
         except ValueError as exc:
             raise RoomError(400, "bad_options", str(exc)) from None
 
@@ -373,6 +383,14 @@ class Room:
                 409,
                 "player_count",
                 f"{game.title} needs {game.min_players}–{game.max_players} players, {n} seated",
+            )
+        first = self.options.get(FIRST_PLAYER_OPTION)
+        if isinstance(first, int) and not isinstance(first, bool) and first >= n:
+            raise RoomError(
+                409,
+                "first_player",
+                f"first_player is seat {first} but only {n} players are seated (seats 0–{n - 1}): "
+                "seat more players or change the option",
             )
         check_options_safe(self.options)
         check_file_options(game.name, self.options)
