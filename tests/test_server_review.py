@@ -173,3 +173,30 @@ def test_first_player_is_checked_against_the_table_size_then_the_seats_taken(ser
         assert r.status_code == 201, r.text
         r = http.post(f"/api/rooms/{code}/start", headers=auth(token))
         assert r.status_code == 200, r.text
+
+
+def test_the_network_bot_accepts_a_spec_with_parameters(server: Server) -> None:
+    import asyncio
+    import threading
+
+    from conflictology.server.netbot import run_bot
+
+    table = make_table(server, "toy", humans=1, options={"cards": 2}, settings={"timers": False})
+    with pytest.raises(ValueError, match="unknown bot"):
+        asyncio.run(run_bot(server.url, table.code, "nosuchbot:depth=2"))
+    with server.http() as http:
+        assert len(http.get(f"/api/rooms/{table.code}").json()["seats"]) == 1  # refused before joining
+    host = Player(server, table.code, table.host_token, 0)
+    results: list[Any] = []
+    t = threading.Thread(
+        target=lambda: results.append(asyncio.run(run_bot(server.url, table.code, "random:depth=2", seed=1)))
+    )
+    t.start()
+    host.wait_for(
+        lambda m: m["type"] == "lobby" and len(m["room"]["seats"]) == 2 and m["room"]["seats"][1]["connected"]
+    )
+    start(table)
+    play_randomly([host], seed=3)
+    t.join(timeout=30)
+    assert results and results[0].seat == 1 and results[0].decisions > 0
+    host.close()

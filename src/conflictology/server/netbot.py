@@ -46,17 +46,18 @@ async def run_bot(
 ) -> BotResult:
     """Join ``code`` (or resume with ``token``), play until ``games_to_play`` games have ended."""
     level = level or bots.DEFAULT_LEVEL
-    if level not in bots.names():
-        raise ValueError(f"unknown bot level {level!r}; known: {', '.join(bots.names())}")
     code = code.strip().upper()
     async with httpx.AsyncClient(base_url=server.rstrip("/"), timeout=30) as http:
         info = (await http.get(f"/api/rooms/{code}")).raise_for_status().json()
+        game = games.get(info["game"])
+        # A name, level or spec with parameters ("ismcts:iterations=300"), checked for this game
+        # before taking a seat; raises ValueError with the bots package's message.
+        bots.check(level, game)
         if token is None:
             r = await http.post(f"/api/rooms/{code}/join", json={"name": name or f"netbot ({level})"})
             if r.status_code != 201:
                 raise RuntimeError(f"could not join room {code}: {r.status_code} {r.text}")
             token = r.json()["token"]
-    game = games.get(info["game"])
     bot: bots.Bot | None = None
     seat = -1
     decisions = errors = 0
