@@ -3,6 +3,7 @@ nesting bombs, seats after a game ends, first_player bounds, and the network bot
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -199,4 +200,32 @@ def test_the_network_bot_accepts_a_spec_with_parameters(server: Server) -> None:
     play_randomly([host], seed=3)
     t.join(timeout=30)
     assert results and results[0].seat == 1 and results[0].decisions > 0
+    host.close()
+
+
+def test_an_illegal_bot_action_is_logged_without_its_cards(
+    server: Server, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from conflictology import bots
+
+    class Cheater(bots.Bot):
+        def act(self, view: Any, legal: list[Any]) -> Any:
+            return {"type": "play", "card": "zz-secret-card"}
+
+    monkeypatch.setitem(bots._REGISTRY, "cheater", Cheater)
+    caplog.set_level(logging.ERROR, logger="conflictology.server")
+    table = make_table(server, "toy", humans=1, bots=1, level="cheater", options={"cards": 2})
+    with server.http() as http:
+        http.patch(
+            f"/api/rooms/{table.code}", json={"settings": {"timers": False}}, headers=auth(table.host_token)
+        )
+    host = Player(server, table.code, table.host_token, 0)
+    start(table)
+    play_randomly([host])
+    records = [r for r in caplog.records if "illegal action" in r.getMessage()]
+    assert records, [r.getMessage() for r in caplog.records]
+    for r in records:
+        text = r.getMessage() + str(r.exc_info or "")
+        assert "zz-secret-card" not in text and "'card'" not in text, text
+        assert "'play'" in text and table.code in text
     host.close()

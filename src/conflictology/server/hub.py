@@ -399,7 +399,15 @@ class Hub:
             await self.change(code, lambda r: r.act(seat, action, seq, time.time(), by="bot"))
         except RoomError as exc:
             if exc.code in ("illegal", "bad_action"):
-                log.error("bot %s chose an illegal action in room %s: %s", level, code, exc.message)
+                # Not the message: it may quote the action or the seat's legal list (its own cards).
+                kind = action.get("type") if isinstance(action, dict) else type(action).__name__
+                log.error(
+                    "bot %s chose an illegal action (type %r) for seat %d in room %s; timeout action instead",
+                    level,
+                    kind,
+                    seat,
+                    code,
+                )
                 with contextlib.suppress(RoomError):
                     await self.change(code, lambda r: r.act(seat, fallback, seq, time.time(), by="bot"))
 
