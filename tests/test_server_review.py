@@ -229,3 +229,30 @@ def test_an_illegal_bot_action_is_logged_without_its_cards(
         assert "zz-secret-card" not in text and "'card'" not in text, text
         assert "'play'" in text and table.code in text
     host.close()
+
+
+def test_refused_handshakes_leave_no_error_in_the_log(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    from websockets.exceptions import InvalidStatus
+
+    caplog.set_level(logging.INFO, logger="uvicorn.error")
+    table = make_table(server, "toy", humans=1, settings={"spectators": False})
+    for code, token, status in (
+        ("ZZZZZ", None, 404),
+        (table.code, "not-a-token", 403),
+        (table.code, None, 403),
+    ):
+        with pytest.raises(InvalidStatus) as refused:
+            Player(server, code, token, None)
+        assert refused.value.response.status_code == status
+    time.sleep(0.3)
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == []
+    # A real failure to complete a handshake is still reported (the filter is that narrow).
+    from conflictology.server.app import DeniedHandshakeFilter
+
+    record = logging.LogRecord(
+        "uvicorn.error", logging.ERROR, __file__, 1, DeniedHandshakeFilter.MESSAGE, None, None
+    )
+    assert DeniedHandshakeFilter().filter(record)

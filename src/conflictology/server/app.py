@@ -7,6 +7,7 @@ rooms and their clocks) and stops with it.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import logging
 import time
@@ -107,12 +108,36 @@ class GuardMiddleware:
         await self.app(scope, receive, send_with_cors)
 
 
+# Set (in the connection's own task) once this app has refused a handshake on purpose.
+_handshake_denied: contextvars.ContextVar[bool] = contextvars.ContextVar("handshake_denied", default=False)
+
+
+class DeniedHandshakeFilter(logging.Filter):
+    """uvicorn's default WebSocket implementation (websockets-sansio) sends an ASGI denial response
+    (the ``websocket.http.response`` extension, what Starlette's ``send_denial_response`` uses) but
+    never marks the handshake done, so it logs an ERROR for every deliberate 403/404. The log call
+    runs in the connection's task, where ``_deny_websocket`` set the flag: only that record is
+    dropped; a real handshake failure is still logged."""
+
+    MESSAGE = "ASGI callable returned without completing handshake."
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.msg == self.MESSAGE and _handshake_denied.get())
+
+
+def _install_denied_handshake_filter() -> None:
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, DeniedHandshakeFilter) for f in logger.filters):
+        logger.addFilter(DeniedHandshakeFilter())
+
+
 async def _deny_websocket(
     scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str
 ) -> None:
     """Refuse a WebSocket at the handshake with an HTTP status (404 no room, 403 bad token/origin)."""
     await receive()  # the websocket.connect message
     if "websocket.http.response" in scope.get("extensions", {}):
+        _handshake_denied.set(True)
         body = json.dumps({"error": message, "code": code}).encode()
         await send(
             {
@@ -426,6 +451,7 @@ async def _room_error(request: Request, exc: Exception) -> Response:
 
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> Starlette:
     config = config or ServerConfig()
+    _install_denied_handshake_filter()
     store = store or Store(config.resolved_db_url())
     backend: RoomBackend | None = None
     if config.redis_url:
