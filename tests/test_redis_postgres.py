@@ -47,7 +47,9 @@ def test_two_processes_archive_to_postgresql(redis_url: str, tmp_path: Path) -> 
     a = ServerProcess(pg, None, *args)
     b = ServerProcess(pg, None, *args)
     try:
-        table = make_table(a.server, "capitol", humans=2, bots=1, level="random", settings={"timers": False})
+        table = make_table(
+            a.server, "capitol", humans=2, bots=1, level="random", settings={"timers": False, "public": True}
+        )
         p0 = Player(a.server, table.code, table.tokens[0], 0)
         p1 = Player(b.server, table.code, table.tokens[1], 1)
         start(table)
