@@ -169,19 +169,6 @@ def label(action: Action, view: View, names: Names) -> str:
     return generic_label(action, view, names)
 
 
-_ACTION_WORDS = {
-    "income": "Income",
-    "foreign_aid": "Foreign Aid",
-    "scandal": "a Scandal",
-    "banker": "Banker",
-    "mafia": "Mafia",
-    "hacker": "Hacker",
-    "reporter": "Reporter",
-    "police_investigate": "Police (investigate)",
-    "police_swap": "Police (swap)",
-}
-
-
 def pending(view: View, names: Names) -> str:
     p = view.get("pending")
     you = view.get("you")
@@ -195,7 +182,7 @@ def pending(view: View, names: Names) -> str:
         return ""
     phase = p.get("phase")
     actor = seat_name(names, p.get("actor"))
-    action = _ACTION_WORDS.get(str(p.get("action")), str(p.get("action")))
+    action = data.ACTION_NAME.get(str(p.get("action")), str(p.get("action")))
     target = p.get("target")
     on = f" against {seat_name(names, target)}" if isinstance(target, int) else ""
     if phase == "challenge":

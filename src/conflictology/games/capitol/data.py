@@ -64,5 +64,16 @@ DEFAULT_OPTIONS: Final[dict[str, object]] = {
     "anyone_challenges_block": False,
 }
 
-# Names as players read them in the log.
+# Names as players read them in the log (and in clients that render from the fields).
 ROLE_NAME: Final[dict[str, str]] = {role: role.capitalize() for role in ROLES}
+ACTION_NAME: Final[dict[str, str]] = {
+    "income": "Income",
+    "foreign_aid": "Foreign Aid",
+    "scandal": "Scandal",
+    "banker": "Banker",
+    "mafia": "Mafia",
+    "hacker": "Hacker",
+    "reporter": "Reporter",
+    "police_investigate": "Police (investigate)",
+    "police_swap": "Police (swap)",
+}

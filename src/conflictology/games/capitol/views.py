@@ -40,23 +40,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from conflictology.engine import View
-from conflictology.games.capitol.data import BANKER_TAKE, CLAIM, COST, ROLE_NAME
+from conflictology.games.capitol.data import ACTION_NAME, BANKER_TAKE, CLAIM, COST, ROLE_NAME
 from conflictology.games.capitol.state import honesty_list
 
 if TYPE_CHECKING:
     from conflictology.games.capitol.state import CapitolState, LogEntry
-
-_ACTION_NAME = {
-    "income": "Income",
-    "foreign_aid": "Foreign Aid",
-    "scandal": "Scandal",
-    "banker": "Banker",
-    "mafia": "Mafia",
-    "hacker": "Hacker",
-    "reporter": "Reporter",
-    "police_investigate": "Police (investigate)",
-    "police_swap": "Police (swap)",
-}
 
 
 def render_view(state: CapitolState, seat: int | None) -> View:
@@ -318,4 +306,4 @@ def _action_text(seat: int, action: str, target: int) -> str:
         return f"{who} claims Police to investigate {_s(target)}."
     if action == "police_swap":
         return f"{who} claims Police to swap a card with the deck."
-    return f"{who} plays {_ACTION_NAME.get(action, action)}."
+    return f"{who} plays {ACTION_NAME.get(action, action)}."
