@@ -134,8 +134,19 @@ class Knowledge:
         self._read_log(log)
         memo.n += len(log)
         memo.players = [
-            Player(p.seat, 0, p.alive, 0, [], dict(p.claims), set(p.caught), p.bluffs_caught,
-                   p.claims_checked, p.challenges, p.chances_to_challenge)
+            Player(
+                p.seat,
+                0,
+                p.alive,
+                0,
+                [],
+                dict(p.claims),
+                set(p.caught),
+                p.bluffs_caught,
+                p.claims_checked,
+                p.challenges,
+                p.chances_to_challenge,
+            )
             for p in self.players
         ]
 
@@ -560,6 +571,7 @@ class CapitolSearch(SearchPolicy):
     def prior(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
         action: Action = self._helper(bot).act(view, legal)
         return action
+
     # Rates measured on the heuristic (150 four-player games, heuristic against itself): it calls
     # about one claim in ten, and most Judge blocks of its Hackers; it bluffs a Banker about one turn
     # in eight and a Judge against a Hacker more often than not.
@@ -630,36 +642,59 @@ class CapitolSearch(SearchPolicy):
     #: a rollout longer than this many decisions is scored by :meth:`evaluate` (never in practice)
     rollout_limit = 1000
 
-    def rollout(self, bot: ISMCTSBot, state: GameState, rng: Rng) -> list[float]:
-        """The flat search's playout: every seat plays the real heuristic from its own view of the
-        sampled world (so nobody reads another seat's cards), all drawing from ``rng`` (the same
-        numbers for every candidate action: a paired comparison)."""
+    # The tree search (``ismcts``) compares the root's candidates world by world, every seat played
+    # by the real heuristic (:meth:`actor`) to the end of the game; the fast model below
+    # (:meth:`playout_action`, cut at ``playout_limit``) is its former playout (``ismcts:paired=0``).
+    paired_root = True
+    widen_after = 8
+
+    def actor(self, bot: ISMCTSBot, rng: Rng) -> Callable[[GameState, int], Action]:
+        """Every seat played by the real heuristic from its own view of the sampled world (so
+        nobody reads another seat's cards), all drawing from ``rng``, reading the public log once
+        between them (:class:`LogMemo`)."""
         players: list[CapitolHeuristic] | None = getattr(bot, "_rollout_players", None)
-        if players is None or len(players) != state.num_players:
-            players = [CapitolHeuristic(bot.game, s, seed=0) for s in range(state.num_players)]
+        if players is None:
+            players = [CapitolHeuristic(bot.game, s, seed=0) for s in range(bot.game.max_players)]
             bot._rollout_players = players  # type: ignore[attr-defined]
         for p in players:
             p.rng = rng
-        s: Any = state
         memo = LogMemo()
+
+        def act(state: GameState, seat: int) -> Action:
+            legal = state.legal_actions(seat)
+            if len(legal) == 1:
+                return legal[0]
+            # The view with only the log entries the memo has not read (rendering and reading the
+            # whole log on every decision was most of a rollout's time).
+            s: Any = state
+            log = s.log
+            s.log = log[memo.n :]
+            try:
+                view = state.view(seat)
+            finally:
+                s.log = log
+            action: Action = players[seat].act(view, legal, memo)
+            return action
+
+        return act
+
+    def observe(self, seat: int, actor: int, action: Action, index: int) -> Any:
+        """Another seat's choice of cards to keep, return or show is hidden from ``seat``."""
+        if actor != seat and action["type"] in ("keep", "return", "show"):
+            return action["type"]
+        return index
+
+    def rollout(self, bot: ISMCTSBot, state: GameState, rng: Rng) -> list[float]:
+        """The flat search's playout: every seat plays the real heuristic from its own view of the
+        sampled world (:meth:`actor`), all drawing from ``rng`` (the same numbers for every
+        candidate action: a paired comparison)."""
+        act = self.actor(bot, rng)
         for _ in range(self.rollout_limit):
             waiting = state.waiting_for()
             if not waiting:
                 return rewards(state)
             seat = waiting[0]
-            legal = state.legal_actions(seat)
-            if len(legal) == 1:
-                state.apply(seat, legal[0])
-                continue
-            # The view with only the log entries the memo has not read (rendering and reading the
-            # whole log on every decision was most of a rollout's time).
-            log = s.log
-            s.log = log[memo.n:]
-            try:
-                view = state.view(seat)
-            finally:
-                s.log = log
-            state.apply(seat, players[seat].act(view, legal, memo))
+            state.apply(seat, act(state, seat))
         return self.evaluate(state)
 
     def playout_action(self, state: GameState, seat: int, rng: Rng) -> Action:

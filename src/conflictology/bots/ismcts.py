@@ -40,6 +40,18 @@ class SearchPolicy:
     #: playout decisions before the playout is cut off and :meth:`evaluate` scores it (None: to the end)
     playout_limit: int | None = None
 
+    #: True: ISMCTS plays each sampled world after every root candidate in turn, with the same random
+    #: numbers (:meth:`ISMCTSBot._act_paired`): a paired comparison at the root, the game's
+    #: :meth:`actor` for every seat's default play, and the prior kept unless clearly beaten
+    paired_root: bool = False
+
+    #: in the paired search, a decision of the searcher's below the root plays :meth:`actor`'s choice
+    #: until its node has been visited this many times, then widens to the candidates one at a time
+    widen_after: int = 8
+
+    #: decisions of a paired iteration after which :meth:`evaluate` scores it (None: to the end)
+    rollout_limit: int | None = None
+
     def playout_action(self, state: GameState, seat: int, rng: Rng) -> Action:
         """The action a seat takes in a playout: uniformly random by default."""
         return rng.choice(state.legal_actions(seat))
@@ -76,6 +88,18 @@ class SearchPolicy:
         """Play a sampled world to its end (or cut-off) for a flat search; each seat's reward."""
         return bot._playout(state, rng)
 
+    def actor(self, bot: ISMCTSBot, rng: Rng) -> Callable[[GameState, int], Action]:
+        """The model of every seat for one iteration of the paired search (a fresh one per
+        iteration): the action ``seat`` takes in ``state``. It must decide from that seat's own
+        information in the sampled world. Default: :meth:`playout_action` drawing from ``rng``."""
+        return lambda state, seat: self.playout_action(state, seat, rng)
+
+    def observe(self, seat: int, actor: int, action: Action, index: int) -> Any:
+        """What ``seat`` learns when ``actor`` takes ``action`` (the paired search keys its tree by
+        it, so worlds that differ only in another seat's hidden choice share a node). Default: the
+        action itself."""
+        return index
+
     def prior_iterations(self, view: View, legal: list[Action]) -> float:
         """A multiplier on the iteration budget for this decision (1: the budget as given)."""
         return 1.0
@@ -105,12 +129,14 @@ def rewards(state: GameState) -> list[float]:
 class _Node:
     """One node of the shared tree: per-seat action statistics and children by joint action."""
 
-    __slots__ = ("children", "stats")
+    __slots__ = ("children", "stats", "visits")
 
     def __init__(self) -> None:
         # stats[seat][action index] = [visits, total reward for that seat, availability]
         self.stats: dict[int, dict[int, list[float]]] = {}
-        self.children: dict[tuple[tuple[int, int], ...], _Node] = {}
+        self.children: dict[tuple[Any, ...], _Node] = {}
+        #: times a paired iteration decided at this node (the searcher's decisions only)
+        self.visits = 0
 
 
 class ISMCTSBot(Bot):
@@ -132,6 +158,15 @@ class ISMCTSBot(Bot):
         self.policy = policy_for(game)
         #: how much better (in win probability) the search's pick must be to overrule the prior
         self.prior_margin = float(params.get("margin", self.policy.prior_margin))
+        #: compare the root's candidates world by world (see :meth:`_act_paired`)
+        self.paired = bool(int(params.get("paired", int(self.policy.paired_root))))
+        #: own decisions below the root follow the game's model until visited this many times
+        self.widen_after = max(1, int(params.get("widen", self.policy.widen_after)))
+        #: standard errors of the paired difference an override of the prior must clear
+        self.params_z = float(params.get("z", 2.0))
+        #: a candidate whose paired deficit to the leader exceeds this many standard errors is
+        #: dropped from later worlds (0: never)
+        self.prune = float(params.get("prune", 0.0))
         if self.iterations < 1:
             raise ValueError("iterations must be at least 1")
         #: iterations run by the last decision (benchmarks read it)
@@ -157,6 +192,11 @@ class ISMCTSBot(Bot):
         legal_idx = [table.index(a) for a in legal]
         budget = max(1, int(self.iterations * self.policy.prior_iterations(view, legal)))
         deadline = None if self.seconds is None else start + self.seconds
+        if self.paired:
+            try:
+                return self._act_paired(view, legal, budget, deadline)
+            finally:
+                self.total_seconds += time.perf_counter() - start
         root = _Node()
         done = 0
         draw = self.policy.sampler(self, view)
@@ -196,6 +236,203 @@ class ISMCTSBot(Bot):
             elif best != p:
                 return legal[p]  # the search never tried the prior's action: keep it
         return legal[best]
+
+    # -- the paired search -------------------------------------------------------------------------
+    def _act_paired(self, view: View, legal: list[Action], budget: int, deadline: float | None) -> Action:
+        """ISMCTS whose root compares the game's candidates on common random numbers.
+
+        Each round draws one world from the view and one seed; the world is then played once after
+        every candidate still in the running, each time with a fresh :meth:`SearchPolicy.actor`
+        drawing from that seed, so two candidates are compared world by world (a paired difference).
+        Below the root the walk follows the searcher's tree (its own decisions only, keyed by what it
+        observed in between): per-seat statistics with availability counts, the model's choice until a
+        node has been visited ``widen_after`` times, then UCB over the model's choice and the
+        candidates, one more per doubling of the visits. The other seats act by the model from their
+        own cards. The prior (the game's own choice) stands unless the best candidate beats it by
+        ``margin`` plus ``z`` standard errors of the paired difference.
+        """
+        policy = self.policy
+        table = self._table
+        prior = policy.prior(self, view, legal)
+        cands = list(policy.candidates(self, view, legal, prior))
+        if prior is not None and prior not in cands:
+            cands = [prior, *cands]
+        if len(cands) == 1:
+            self.last_iterations = 0
+            self.last_root_stats = {}
+            return cands[0]
+        cidx = [table.index(a) for a in cands]
+        p = cands.index(prior) if prior is not None else None
+        draw = policy.sampler(self, view)
+        root = _Node()
+        active = list(range(len(cands)))
+        # results[j][r]: the searcher's reward in round r after candidate j (None once dropped)
+        results: list[list[float]] = [[] for _ in cands]
+        rounds = done = 0
+        while done < budget:
+            world = draw(self.rng)
+            seed = self.rng.next64()
+            row: dict[int, float] = {}
+            options = [cidx[j] for j in active]
+            for j in active:
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break
+                row[j] = self._paired_iteration(root, world.clone(), options, cidx[j], Rng(seed))
+                done += 1
+            if len(row) < len(active):
+                break  # out of time mid-round: the round is not paired, leave it out
+            for j in active:
+                results[j].append(row[j])
+            rounds += 1
+            if self.prune > 0 and rounds >= 8 and rounds % 4 == 0:
+                active = self._pruned(active, results, p)
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_iterations = done
+        self.total_iterations += done
+        mine = root.stats.get(self.seat, {})
+        self.last_root_stats = {idx: (int(e[0]), _mean(e)) for idx, e in mine.items()}
+        if rounds == 0:
+            return cands[p] if p is not None else cands[0]
+        # The best mean over the worlds every survivor saw (a dropped candidate was clearly behind).
+        n = min(len(results[j]) for j in active)
+        means = {j: sum(results[j][-n:]) / n for j in active}
+        best = max(active, key=lambda j: (means[j], -j))
+        if p is None or self.prior_margin <= 0 or best == p:
+            return cands[best]
+        mean, se = _paired(results[best][-n:], results[p][-n:])
+        return cands[best] if mean > self.prior_margin + self.params_z * se else cands[p]
+
+    def _pruned(self, active: list[int], results: list[list[float]], keep: int | None) -> list[int]:
+        """Drop the candidates clearly behind the leader (the prior is always kept)."""
+        n = min(len(results[j]) for j in active)
+        means = {j: sum(results[j][-n:]) / n for j in active}
+        lead = max(active, key=lambda j: (means[j], -j))
+        out = []
+        for j in active:
+            if j in (lead, keep):
+                out.append(j)
+                continue
+            mean, se = _paired(results[j][-n:], results[lead][-n:])
+            if mean + self.prune * se >= 0:
+                out.append(j)
+        return out
+
+    def _paired_iteration(
+        self, root: _Node, state: GameState, root_options: list[int], first: int, rng: Rng
+    ) -> float:
+        """One walk: ``first`` at the root, then the searcher's tree, then the model to the end."""
+        policy = self.policy
+        table = self._table
+        me = self.seat
+        act = policy.actor(self, rng)
+        path: list[tuple[_Node, list[int], int]] = [(root, root_options, first)]
+        root.visits += 1
+        events: list[Any] = [(me, first)]
+        state.apply_index(me, first)
+        node: _Node | None = root
+        expanded = False
+        limit = policy.rollout_limit
+        steps = 0
+        while True:
+            awaited = state.waiting_for()
+            if not awaited:
+                reward = rewards(state)
+                break
+            if (limit is not None and steps >= limit) or policy.cutoff(state):
+                reward = policy.evaluate(state)
+                break
+            steps += 1
+            own = None
+            if node is not None and me in awaited:
+                own_legal = state.legal_action_indices(me)
+                if len(own_legal) > 1:
+                    # One of the searcher's decisions: find (or grow) its node in the tree.
+                    key = tuple(events)
+                    events = []
+                    child = node.children.get(key)
+                    if child is None:
+                        if expanded:
+                            node = None
+                        else:
+                            child = node.children[key] = _Node()
+                            expanded = True
+                    if child is not None:
+                        node = child
+                        own, options = self._select_own(node, state, own_legal, act)
+                        node.visits += 1
+                        path.append((node, options, own))
+            if own is None:
+                seat = awaited[0]
+                action = act(state, seat)
+                idx = table.index(action)
+                state.apply_index(seat, idx)
+                if node is not None:
+                    seen = idx if seat == me else policy.observe(me, seat, action, idx)
+                    events.append((seat, seen))
+                continue
+            # The searcher chose without seeing what the seats awaited with it do; apply in seat order.
+            for seat in awaited:
+                if seat not in state.waiting_for():
+                    continue  # e.g. a response window closed by an earlier seat's challenge
+                if seat == me:
+                    if own not in state.legal_action_indices(me):
+                        # An earlier seat moved the game on (a block opens a new window): the choice
+                        # is moot; the searcher decides again at the next step.
+                        path.pop()[0].visits -= 1
+                        continue
+                    state.apply_index(me, own)
+                    events.append((me, own))
+                else:
+                    action = act(state, seat)
+                    idx = table.index(action)
+                    state.apply_index(seat, idx)
+                    events.append((seat, policy.observe(me, seat, action, idx)))
+        r = reward[me]
+        for n, options, chosen in path:
+            stats = n.stats.setdefault(me, {})
+            for idx in options:
+                entry = stats.get(idx)
+                if entry is None:
+                    stats[idx] = [0, 0.0, 1]
+                else:
+                    entry[2] += 1
+            entry = stats[chosen]
+            entry[0] += 1
+            entry[1] += r
+        return r
+
+    def _select_own(
+        self, node: _Node, state: GameState, legal_idx: list[int], act: Callable[[GameState, int], Action]
+    ) -> tuple[int, list[int]]:
+        """The searcher's action at a node below the root, and the options it was chosen among."""
+        table = self._table
+        default = table.index(act(state, self.seat))
+        n = node.visits
+        if n < self.widen_after:
+            return default, [default]
+        width = 2 + int(math.log2(n / self.widen_after))
+        view = state.view(self.seat)
+        legal = state.legal_actions(self.seat)
+        ranked = [table.index(a) for a in self.policy.candidates(self, view, legal, table.action(default))]
+        options = [default]
+        for idx in ranked:
+            if idx not in options and idx in legal_idx:
+                options.append(idx)
+            if len(options) >= width:
+                break
+        stats = node.stats.get(self.seat, {})
+        for idx in options:  # an option not tried yet first, in the model's order
+            if idx not in stats or stats[idx][0] == 0:
+                return idx, options
+        c = self.exploration
+        best, best_score = default, -math.inf
+        for idx in options:
+            visits, total, avail = stats[idx]
+            score = total / visits + c * math.sqrt(math.log(max(avail, 1)) / visits)
+            if score > best_score:
+                best, best_score = idx, score
+        return best, options
 
     # -- one iteration ------------------------------------------------------------------------------
     def _iterate(self, root: _Node, state: GameState) -> None:
@@ -385,6 +622,17 @@ def flat_factory(**defaults: Any) -> Callable[..., Bot]:
         return FlatSearchBot(game, seat, seed, **{**defaults, **params})
 
     return make
+
+
+def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
+    """The mean of the paired differences a - b and its standard error (1 with a single pair)."""
+    n = len(a)
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(diffs) / n
+    if n < 2:
+        return mean, 1.0
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean, math.sqrt(var / n)
 
 
 def _mean(entry: list[float] | tuple[int, float] | None) -> float:
