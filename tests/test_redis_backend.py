@@ -200,3 +200,39 @@ def test_a_dead_process_rooms_are_taken_over_and_its_presence_removed(redis_url:
             await a.redis.aclose()
 
     asyncio.run(main())
+
+
+def test_a_read_overtaken_by_a_change_never_shows_an_older_room(redis_url: str, prefix: str) -> None:
+    """A read in flight while a change of the same process lands (a refresh racing a move) must not
+    put the older room back: players would see the state go back a move, and a move made on the
+    older room would be refused as stale (the game stalled after a take-over before this was fixed)."""
+
+    async def main() -> None:
+        a = RedisBackend(redis_url, prefix)
+        seen = Seen()
+        a.subscribe(seen)
+        await a.start(lambda code: True)
+        try:
+            await a.insert(capitol_room("RRRRR"))
+            a._cache.clear()  # as after an announcement from another process: the next read goes to Redis
+            original = a.redis.hmget
+            raced = False
+
+            async def read_then_change_lands(*args: Any, **kwargs: Any) -> Any:
+                nonlocal raced
+                result = await original(*args, **kwargs)  # the snapshot at version 1 is on its way
+                if not raced:
+                    raced = True
+                    await a.update("RRRRR", lambda r: r.past_games.append("landed"))
+                return result
+
+            a.redis.hmget = read_then_change_lands  # type: ignore[method-assign]
+            room = await a.get("RRRRR")
+            assert raced
+            assert room is not None and room.version == 2 and room.past_games == ["landed"]
+            again = await a.get("RRRRR")
+            assert again is not None and again.version == 2
+        finally:
+            await a.stop()
+
+    asyncio.run(main())

@@ -189,19 +189,27 @@ class RedisBackend(RoomBackend):
 
     async def _load(self, code: str) -> Room | None:
         """The room at its stored version (the cached object when that is still current)."""
+        # A change of this process may complete while we wait on Redis: the cache then holds a newer
+        # room than the one read, and must keep it (a room read earlier would show players an older
+        # state than one they have seen, and a change tried on it would be refused as stale).
         cached = self._cache.get(code)
         if cached is not None:
             v = await self.redis.hget(self._k_room(code), "v")
             if v is not None and int(v) == cached.version:
-                return cached
+                return self._newest(code, cached)
         v, data = await self.redis.hmget(self._k_room(code), ["v", "data"])
         if v is None or data is None:
             self._cache.pop(code, None)
             return None
         room = Room.restore(msgspec.json.decode(data))
         room.version = int(v)
+        room = self._newest(code, room)
         self._cache[code] = room
         return room
+
+    def _newest(self, code: str, room: Room) -> Room:
+        current = self._cache.get(code)
+        return current if current is not None and current.version > room.version else room
 
     async def _current_version(self, code: str) -> int | None:
         v = await self.redis.hget(self._k_room(code), "v")
