@@ -6,6 +6,7 @@ rooms and their clocks) and stops with it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import json
@@ -312,7 +313,8 @@ class Api:
     async def get_game(self, request: Request) -> Response:
         """A replay: public events while the game goes on; everything once it is over."""
         game_id = str(request.path_params["game_id"])
-        record = self.hub.store.get_game(game_id)
+        await self.hub.persist()
+        record = await asyncio.to_thread(self.hub.store.get_game, game_id)
         if record is not None:
             game = games.get(record["game"])
             final = game.from_json(record["final"])
@@ -362,7 +364,8 @@ class Api:
         raise RoomError(404, "no_game", f"no game {game_id}")
 
     async def list_games(self, request: Request) -> Response:
-        return JSONResponse({"games": self.hub.store.recent_games()})
+        await self.hub.persist()
+        return JSONResponse({"games": await asyncio.to_thread(self.hub.store.recent_games)})
 
     # ---- the WebSocket ---------------------------------------------------------------------------
 

@@ -90,8 +90,12 @@ class Hub:
         self.tasks: dict[str, dict[str, tuple[asyncio.Task[None], int]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._archived: set[str] = set()
-        # Rooms changed since the last snapshot write (the batched writer takes them).
+        # Rooms changed since the last snapshot write, and finished games not yet archived: the
+        # batched writer takes both off the event loop (a database write there stalls every room).
         self._unsaved: dict[str, Room] = {}
+        self._unarchived: dict[str, dict[str, Any]] = {}
+        self._archive_failures: dict[str, int] = {}
+        self._persist_lock = asyncio.Lock()
         self._writer: asyncio.Task[None] | None = None
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = random.Random()
@@ -104,6 +108,7 @@ class Hub:
             # backend hands this process the rooms it owns (with their clocks) through _on_change.
             await self.backend.start(self._interested)
             self._sweeper = asyncio.create_task(self._sweep_forever())
+            self._writer = asyncio.create_task(self._write_forever())
             return
         restored = 0
         for snapshot in self.store.load_rooms():
@@ -130,7 +135,7 @@ class Hub:
             self._writer.cancel()
             with contextlib.suppress(BaseException):
                 await self._writer
-            self._write_snapshots()
+            self._write_pending()
         for tasks in self.tasks.values():
             for task, _ in tasks.values():
                 task.cancel()
@@ -166,14 +171,10 @@ class Hub:
         if local:
             # Only the process that made a change saves it: a change is made exactly once, so a
             # finished game is archived exactly once even with several processes.
-            try:
-                if not self.backend.shared:
-                    self._unsaved[room.code] = room
-                if room.status is RoomStatus.OVER and room.game_id and room.game_id not in self._archived:
-                    self.store.archive(room.archive_record())
-                    self._archived.add(room.game_id)
-            except Exception:
-                log.exception("could not save room %s", room.code)
+            if not self.backend.shared:
+                self._unsaved[room.code] = room
+            if room.status is RoomStatus.OVER and room.game_id and room.game_id not in self._archived:
+                self._queue_archive(room)
         elif (
             room.status is RoomStatus.OVER
             and room.game_id
@@ -182,13 +183,15 @@ class Hub:
         ):
             # A room taken over from a process that died between saving the last move and archiving
             # the game: its new owner archives it (the store ignores a game it already holds).
-            self._archived.add(room.game_id)
-            try:
-                self.store.archive(room.archive_record())
-            except Exception:
-                log.exception("could not archive game %s", room.game_id)
+            self._queue_archive(room)
         self.broadcast(room)
         self._schedule(room)
+
+    def _queue_archive(self, room: Room) -> None:
+        assert room.game_id is not None
+        self._archived.add(room.game_id)
+        # The record is taken now, on the event loop, so it is the game as it ended.
+        self._unarchived[room.game_id] = room.archive_record()
 
     def _take_snapshots(self) -> list[dict[str, Any]]:
         # Taken on the event loop, between changes, so each snapshot is one consistent room.
@@ -196,24 +199,52 @@ class Hub:
         self._unsaved.clear()
         return snapshots
 
-    def _write_snapshots(self) -> None:
+    def _take_records(self) -> list[dict[str, Any]]:
+        records = list(self._unarchived.values())
+        self._unarchived.clear()
+        return records
+
+    def _write(self, snapshots: list[dict[str, Any]], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Save snapshots and archive games (in a worker thread); returns the records that failed."""
+        failed = []
         try:
-            self.store.save_rooms(self._take_snapshots())
+            self.store.save_rooms(snapshots)
         except Exception:
-            log.exception("could not save room snapshots")
+            log.exception("could not save %d room snapshot(s)", len(snapshots))
+        for record in records:
+            try:
+                self.store.archive(record)
+            except Exception:
+                log.exception("could not archive game %s", record["id"])
+                failed.append(record)
+        return failed
+
+    def _requeue(self, failed: list[dict[str, Any]]) -> None:
+        for record in failed:
+            tries = self._archive_failures.get(record["id"], 0) + 1
+            if tries < 5:  # a database that is down for a moment; a record it refuses is dropped
+                self._archive_failures[record["id"]] = tries
+                self._unarchived.setdefault(record["id"], record)
+            else:
+                self._archive_failures.pop(record["id"], None)
+                log.error("gave up archiving game %s", record["id"])
+
+    def _write_pending(self) -> None:
+        self._requeue(self._write(self._take_snapshots(), self._take_records()))
+
+    async def persist(self) -> None:
+        """Write what is pending (snapshots, finished games) now, off the event loop: readers of the
+        archive call it first, so a game is listed as soon as it ends."""
+        async with self._persist_lock:
+            if not self._unsaved and not self._unarchived:
+                return
+            snapshots, records = self._take_snapshots(), self._take_records()
+            self._requeue(await asyncio.to_thread(self._write, snapshots, records))
 
     async def _write_forever(self) -> None:
         while True:
             await asyncio.sleep(self.config.snapshot_seconds)
-            if not self._unsaved:
-                continue
-            snapshots = self._take_snapshots()
-            try:
-                await asyncio.to_thread(self.store.save_rooms, snapshots)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("could not save %d room snapshot(s)", len(snapshots))
+            await self.persist()
 
     # ---- connections -----------------------------------------------------------------------------
 
@@ -457,7 +488,8 @@ class Hub:
             if now - room.updated > self.config.idle_seconds:
                 await self.backend.delete(code)
                 self._unsaved.pop(code, None)
-                self.store.delete_room(code)
+                async with self._persist_lock:  # after any write of it already under way
+                    await asyncio.to_thread(self.store.delete_room, code)
                 for task, _ in self.tasks.pop(code, {}).values():
                     task.cancel()
                 removed.append(code)
