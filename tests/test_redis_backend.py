@@ -159,10 +159,19 @@ def test_changes_are_announced_to_interested_processes(redis_url: str, prefix: s
         try:
             await a.insert(capitol_room("DDDDD"))
             await a.insert(capitol_room("EEEEE"))
+            await eventually(lambda: ("EEEEE", 1, False) in seen_a.events)  # A's subscriptions' reads
+            await b.watch("DDDDD")  # what B's hub does when DDDDD's first socket opens there
+            await eventually(lambda: ("DDDDD", 1, False) in seen_b.events)  # read once subscribed
             await a.update("DDDDD", lambda r: r.past_games.append("x"))
             await eventually(lambda: ("DDDDD", 2, False) in seen_b.events)
-            # A's own changes reach A's listener once, as local changes, never again from Redis.
-            assert seen_a.events == [("DDDDD", 1, True), ("EEEEE", 1, True), ("DDDDD", 2, True)]
+            # A's own changes reach A's listener once, as local changes, never again from Redis
+            # (A re-reads each room it owns once, when its subscription is acknowledged).
+            assert [e for e in seen_a.events if e[2]] == [
+                ("DDDDD", 1, True),
+                ("EEEEE", 1, True),
+                ("DDDDD", 2, True),
+            ]
+            assert all(version == 1 for _, version, local in seen_a.events if not local)
             await asyncio.sleep(0.2)
             assert all(code == "DDDDD" for code, _, _ in seen_b.events)
             # Presence: a seat online through B is a remote seat for A once A cares about the room.
@@ -170,6 +179,15 @@ def test_changes_are_announced_to_interested_processes(redis_url: str, prefix: s
             await eventually(lambda: a.remote_seats("DDDDD") == {"seat-x"})  # A owns DDDDD
             await b.presence("DDDDD", "seat-x", False)
             await eventually(lambda: a.remote_seats("DDDDD") == set())
+            # B subscribed to DDDDD's channel only; once it lets go, it hears nothing more of it.
+            assert b._following == {"DDDDD"} and a._following == {"DDDDD", "EEEEE"}
+            b._interested = lambda code: False
+            await b.unwatch("DDDDD")
+            heard = len(seen_b.events)
+            await a.update("DDDDD", lambda r: r.past_games.append("y"))
+            await a.update("EEEEE", lambda r: r.past_games.append("y"))
+            await asyncio.sleep(0.3)
+            assert len(seen_b.events) == heard and b._following == set()
         finally:
             await a.stop()
             await b.stop()
@@ -214,6 +232,8 @@ def test_a_read_overtaken_by_a_change_never_shows_an_older_room(redis_url: str, 
         await a.start(lambda code: True)
         try:
             await a.insert(capitol_room("RRRRR"))
+            await eventually(lambda: ("RRRRR", 1, False) in seen.events)  # its subscription's read
+            await eventually(lambda: not a._refreshing)
             a._cache.clear()  # as after an announcement from another process: the next read goes to Redis
             original = a.redis.hmget
             raced = False

@@ -54,6 +54,12 @@ class RoomBackend(ABC):
         """Seat ids connected through other processes."""
         return set()
 
+    async def watch(self, code: str) -> None:  # noqa: B027 (optional hook)
+        """This process opened its first socket in a room: from now on it must hear of its changes."""
+
+    async def unwatch(self, code: str) -> None:  # noqa: B027 (optional hook)
+        """This process closed its last socket in a room."""
+
     async def presence(self, code: str, seat_id: str, online: bool) -> None:  # noqa: B027 (optional hook)
         """A seat's first socket on this process opened (online) or its last one closed."""
 

@@ -276,8 +276,11 @@ class Hub:
 
     async def attach(self, conn: Connection) -> None:
         conns = self.connections.setdefault(conn.code, set())
+        first = not conns
         conns.add(conn)
         conn.writer = asyncio.create_task(conn.run_writer())
+        if first:
+            await self.backend.watch(conn.code)
         room = await self.room(conn.code)
         if conn.seat_id is not None:
             idx = room.seat_index(conn.seat_id)
@@ -307,6 +310,7 @@ class Hub:
             conns.discard(conn)
             if not conns:
                 del self.connections[conn.code]
+                await self.backend.unwatch(conn.code)
         still_there = conns is not None and any(c.seat_id == conn.seat_id for c in conns)
         if conn.seat_id is not None and not still_there:
             await self.backend.presence(conn.code, conn.seat_id, False)

@@ -7,9 +7,11 @@ safe across processes:
   A change is applied to a copy of the room and saved by a Lua script only if the stored version is
   still the one the change started from (compare-and-set); otherwise the room is reloaded and the
   change retried. Two processes can therefore never both apply a move to the same state.
-- **Announcements.** The same script publishes the new version on ``<prefix>ch:<code>``. Every
-  process listens (one pattern subscription, acknowledged before the process serves anything) and,
-  for rooms where it has sockets or which it owns, re-reads the room and pushes fresh views.
+- **Announcements.** The same script publishes the new version on ``<prefix>ch:<code>``. A process
+  subscribes to the channel of each room where it has sockets or which it owns, and only those
+  (so with many processes each one hears about its own rooms, not about every change everywhere);
+  on each announcement it re-reads the room and pushes fresh views. When a subscription is
+  acknowledged the room is re-read once, so a change made while it was being set up is not missed.
 - **Presence.** Which seats have a socket open, per process: ``<prefix>presence:<code>`` holds a
   field ``<process>|<seat id>`` per connected seat; ``p<process>`` is published when it changes.
 - **Ownership (the lease).** ``<prefix>owner:<code>`` names the one process that runs the room's
@@ -112,6 +114,8 @@ class RedisBackend(RoomBackend):
         self._dirty: set[str] = set()
         self._presence_dirty: set[str] = set()
         self._pubsub: Any = None
+        # Room channels this process is subscribed to (rooms with sockets here, or owned here).
+        self._following: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
         # The loops also check this flag: redis-py can swallow a cancellation that arrives while
         # it waits on a connection, so cancel() alone may not stop a loop.
@@ -138,6 +142,12 @@ class RedisBackend(RoomBackend):
     def _channel(self, code: str) -> str:
         return f"{self.prefix}ch:{code}"
 
+    @property
+    def _control(self) -> str:
+        # Always subscribed, so the subscription connection is set up (and acknowledged) at start
+        # even before the first room.
+        return f"{self.prefix}ctl"
+
     # ---- lifecycle -------------------------------------------------------------------------------
 
     async def start(self, interested: Callable[[str], bool]) -> None:
@@ -146,14 +156,12 @@ class RedisBackend(RoomBackend):
         await self.redis.ping()
         await self._heartbeat()
         self._pubsub = self.redis.pubsub()
-        pattern = f"{self.prefix}ch:*"
-        await self._pubsub.psubscribe(pattern)
-        # Serve nothing before the subscription is acknowledged, or the first announcements
-        # could be missed (testing-recipes.md).
+        await self._pubsub.subscribe(self._control)
+        # Serve nothing before the subscription is acknowledged (testing-recipes.md).
         deadline = time.monotonic() + 10
         while True:
             msg = await self._pubsub.get_message(timeout=1.0)
-            if msg is not None and msg.get("type") == "psubscribe":
+            if msg is not None and msg.get("type") == "subscribe":
                 break
             if time.monotonic() > deadline:
                 raise RuntimeError("Redis did not acknowledge the subscription")
@@ -229,6 +237,7 @@ class RedisBackend(RoomBackend):
         self._owned.add(room.code)
         self._cache[room.code] = room
         self._notify(room)
+        await self._follow(room.code)
         return True
 
     async def update(self, code: str, change: Callable[[Room], T]) -> tuple[Room, T]:
@@ -281,6 +290,31 @@ class RedisBackend(RoomBackend):
         self._locks.pop(code, None)
         self._owned.discard(code)
         self._remote.pop(code, None)
+        await self._unfollow(code)
+
+    # ---- which rooms this process hears about ----------------------------------------------------
+
+    async def watch(self, code: str) -> None:
+        await self._follow(code)
+
+    async def unwatch(self, code: str) -> None:
+        await self._unfollow(code)
+
+    async def _follow(self, code: str) -> None:
+        if code in self._following or self._pubsub is None:
+            return
+        self._following.add(code)
+        await self._pubsub.subscribe(self._channel(code))
+
+    async def _unfollow(self, code: str) -> None:
+        if code not in self._following or code in self._owned or self._interested(code):
+            return
+        self._following.discard(code)
+        # What we knew of the room goes stale from now on.
+        self._cache.pop(code, None)
+        self._remote.pop(code, None)
+        if self._pubsub is not None:
+            await self._pubsub.unsubscribe(self._channel(code))
 
     async def codes(self) -> list[str]:
         return sorted(_text(c) for c in await self.redis.smembers(f"{self.prefix}rooms"))
@@ -320,18 +354,31 @@ class RedisBackend(RoomBackend):
         start = len(self.prefix) + 3
         while self._running:
             try:
-                msg = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                msg = await self._pubsub.get_message(timeout=1.0)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("Redis subscription failed; resubscribing")
                 await asyncio.sleep(0.5)
                 with contextlib.suppress(Exception):
-                    await self._pubsub.psubscribe(f"{self.prefix}ch:*")
+                    # Each acknowledgement re-reads its room: changes missed meanwhile are pushed.
+                    channels = [self._channel(c) for c in self._following]
+                    await self._pubsub.subscribe(self._control, *channels)
                 continue
-            if msg is None or msg.get("type") != "pmessage":
+            if msg is None:
                 continue
-            code = _text(msg["channel"])[start:]
+            kind = msg.get("type")
+            channel = _text(msg["channel"])
+            if channel == self._control:
+                continue
+            code = channel[start:]
+            if kind == "subscribe":
+                # Anything announced before the subscription took effect was not heard: read now.
+                if code in self._owned or self._interested(code):
+                    self._refresh(code)
+                continue
+            if kind != "message":
+                continue
             data = _text(msg["data"])
             presence = data.startswith("p")
             if presence and data[1:] == self.process:
@@ -342,7 +389,7 @@ class RedisBackend(RoomBackend):
                     continue  # our own change, already pushed
             if code in self._owned or self._interested(code):
                 self._refresh(code, presence)
-            else:
+            else:  # a room we are leaving (its unsubscription is on its way)
                 self._cache.pop(code, None)
                 self._remote.pop(code, None)
 
@@ -415,15 +462,21 @@ class RedisBackend(RoomBackend):
             owner = _text(raw) if raw is not None else ""
             if owner == self.process:
                 self._owned.add(code)
+                await self._follow(code)
                 continue
-            self._owned.discard(code)
+            if code in self._owned:
+                self._owned.discard(code)
+                await self._unfollow(code)
             if owner in alive:
                 continue
             if await self._claim(keys=[self._k_owner(code), self._k_room(code)], args=[self.process, owner]):
                 log.info("took over room %s from %s", code, owner or "nobody")
                 self._owned.add(code)
                 taken.append(code)
-                self._refresh(code)
+                if code in self._following:
+                    self._refresh(code)
+                else:
+                    await self._follow(code)  # its acknowledgement re-reads the room
         return taken
 
     async def _reap(self, process: str) -> None:
