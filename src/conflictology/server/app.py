@@ -29,6 +29,8 @@ from conflictology.server import protocol
 from conflictology.server.backend import RoomBackend
 from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Connection, Hub
+from conflictology.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from conflictology.server.metrics import Metrics
 from conflictology.server.protocol import RoomSettings
 from conflictology.server.rooms import Room, RoomError, RoomStatus, normalize_code
 from conflictology.server.security import OriginPolicy, RateLimits
@@ -161,6 +163,10 @@ class Api:
     def __init__(self, config: ServerConfig, hub: Hub) -> None:
         self.config = config
         self.hub = hub
+        self.metrics = Metrics(
+            connections=lambda: sum(len(c) for c in hub.connections.values()),
+            rooms=lambda: len(hub.connections),
+        )
 
     async def _body(self, request: Request, kind: type[Any]) -> Any:
         # Read the stream ourselves so a body without Content-Length cannot grow without bound.
@@ -190,6 +196,9 @@ class Api:
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"ok": True, "time": time.time()})
+
+    async def metrics_text(self, request: Request) -> Response:
+        return Response(self.metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
     async def info(self, request: Request) -> Response:
         """What a client needs to build its forms: games, bot levels, default settings."""
@@ -406,23 +415,22 @@ class Api:
         finally:
             await self.hub.detach(conn)
 
+    def _refuse(self, conn: Connection, code: str, message: str) -> None:
+        self.metrics.refused.labels(code).inc()
+        conn.send({"type": "error", "code": code, "message": message})
+
     async def _on_message(self, conn: Connection, raw: bytes) -> None:
+        arrived = time.perf_counter()
         if len(raw) > self.config.max_message_bytes:
-            conn.send(
-                {
-                    "type": "error",
-                    "code": "too_large",
-                    "message": f"messages are limited to {self.config.max_message_bytes} bytes",
-                }
-            )
+            self._refuse(conn, "too_large", f"messages are limited to {self.config.max_message_bytes} bytes")
             return
         if not conn.bucket.take():
-            conn.send({"type": "error", "code": "rate_limited", "message": "too many messages; slow down"})
+            self._refuse(conn, "rate_limited", "too many messages; slow down")
             return
         try:
             msg = protocol.decode_client(raw)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            conn.send({"type": "error", "code": "bad_message", "message": f"malformed message: {exc}"})
+            self._refuse(conn, "bad_message", f"malformed message: {exc}")
             return
         if isinstance(msg, protocol.Ping):
             conn.send({"type": "pong", "time": time.time()})
@@ -431,7 +439,7 @@ class Api:
             await self.hub.send_current(conn)
             return
         if conn.seat_id is None:
-            conn.send({"type": "error", "code": "spectator", "message": "spectators cannot act"})
+            self._refuse(conn, "spectator", "spectators cannot act")
             return
         seat_id = conn.seat_id
 
@@ -444,7 +452,10 @@ class Api:
         try:
             await self.hub.change(conn.code, act)
         except RoomError as exc:
-            conn.send({"type": "error", "code": exc.code, "message": exc.message})
+            self._refuse(conn, exc.code, exc.message)
+            return
+        # The change's views were queued for every local socket before hub.change returned.
+        self.metrics.action_seconds.observe(time.perf_counter() - arrived)
 
 
 async def _room_error(request: Request, exc: Exception) -> Response:
@@ -472,14 +483,17 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await hub.start()
+        lag = asyncio.create_task(api.metrics.watch_event_loop())
         try:
             yield
         finally:
+            lag.cancel()
             await hub.stop()
             store.close()
 
     routes: list[Any] = [
         Route("/healthz", api.healthz),
+        Route("/metrics", api.metrics_text),
         Route("/api/info", api.info),
         Route("/api/rooms", api.create_room, methods=["POST"]),
         Route("/api/rooms", api.list_rooms, methods=["GET"]),

@@ -9,12 +9,18 @@ code would place them). A seat that loses its socket reconnects with its token t
 Latency is *action → view*: from sending an action to receiving the first state message with a
 higher ``seq`` on the same socket. Only the measuring window (after every room is seated and
 started) counts; a finished game is followed by a rematch, so the load stays constant.
+
+The servers' own side comes from their ``/metrics``, read when the window opens and when it closes:
+how long a server took from a move's arrival to its views queued (*server p99*), and how late its
+event loop ran (*loop lag p99*). On a machine the load generator shares, the gap between the client's
+p99 and the server's says how much of the tail is the clients' own scheduling.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import multiprocessing
 import random
 import time
@@ -29,6 +35,7 @@ import typer
 import websockets
 
 from conflictology import bots, games
+from conflictology.server import metrics
 
 
 @dataclass
@@ -66,6 +73,11 @@ class LoadResult:
     p99_ms: float
     max_ms: float
     error_samples: list[str]
+    # The servers' own side (their /metrics over the run, all servers together; NaN when a server
+    # does not publish them): a move's handling time, and how late their event loops ran.
+    server_p50_ms: float = math.nan
+    server_p99_ms: float = math.nan
+    loop_lag_p99_ms: float = math.nan
 
     @property
     def actions_per_second(self) -> float:
@@ -73,6 +85,40 @@ class LoadResult:
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "actions_per_second": round(self.actions_per_second, 1)}
+
+
+def _scrape(servers: list[str]) -> list[dict[str, metrics.Buckets]] | None:
+    """Every server's histograms now, or None if one of them does not answer /metrics."""
+    out = []
+    try:
+        with httpx.Client(timeout=10) as http:
+            for server in servers:
+                response = http.get(server.rstrip("/") + "/metrics")
+                response.raise_for_status()
+                out.append(metrics.histograms(response.text))
+    except (httpx.HTTPError, ValueError):
+        return None
+    return out
+
+
+def _server_quantiles(
+    before: list[dict[str, metrics.Buckets]] | None, after: list[dict[str, metrics.Buckets]] | None
+) -> dict[str, float]:
+    if before is None or after is None:
+        return {}
+
+    def window(name: str) -> metrics.Buckets:
+        return metrics.merge(
+            metrics.difference(a.get(name, {}), b.get(name, {})) for a, b in zip(after, before, strict=True)
+        )
+
+    actions = window("conflictology_action_seconds")
+    lag = window("conflictology_event_loop_lag_seconds")
+    return {
+        "server_p50_ms": metrics.quantile(actions, 0.50) * 1000,
+        "server_p99_ms": metrics.quantile(actions, 0.99) * 1000,
+        "loop_lag_p99_ms": metrics.quantile(lag, 0.99) * 1000,
+    }
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -405,6 +451,7 @@ def run_loadtest(
     ready = 0
     latest: dict[int, tuple[int, int, int]] = {}
     started = None
+    scraped: list[dict[str, metrics.Buckets]] | None = None
     try:
         while len(results) + len(failures) < workers:
             try:
@@ -416,6 +463,7 @@ def run_loadtest(
             if kind == "ready":
                 ready += 1
                 if ready == workers:
+                    scraped = _scrape(servers)
                     started = time.monotonic()
                     go.set()
             elif kind == "progress":
@@ -445,6 +493,7 @@ def run_loadtest(
                 p.kill()
     if failures:
         raise RuntimeError("; ".join(failures))
+    server_side = _server_quantiles(scraped, _scrape(servers))
     lat = sorted(x for c in results for x in c.latencies)
     samples = [s for c in results for s in c.error_samples][:5]
     return LoadResult(
@@ -462,6 +511,7 @@ def run_loadtest(
         p99_ms=percentile(lat, 0.99) * 1000,
         max_ms=(lat[-1] * 1000) if lat else float("nan"),
         error_samples=samples,
+        **server_side,
     )
 
 
@@ -533,6 +583,8 @@ def register(app: typer.Typer) -> None:
             "p50 ms",
             "p95 ms",
             "p99 ms",
+            "server p99 ms",
+            "loop lag p99 ms",
             "errors",
             "reconnects",
             "stale",
@@ -545,12 +597,14 @@ def register(app: typer.Typer) -> None:
             f"{result.p50_ms:.1f}",
             f"{result.p95_ms:.1f}",
             f"{result.p99_ms:.1f}",
+            f"{result.server_p99_ms:.1f}",
+            f"{result.loop_lag_p99_ms:.1f}",
             str(result.errors),
             str(result.reconnects),
             str(result.stale),
             str(result.games),
         )
-        Console(width=120).print(table)
+        Console(width=160).print(table)
         for sample in result.error_samples:
             typer.echo(f"  {sample}")
         if json_out:

@@ -1,0 +1,148 @@
+"""What a host's monitoring reads: ``GET /metrics``, in the Prometheus text format.
+
+Counts and timings only — never a room code, a player name or a card — so the endpoint is as public
+as ``/healthz``. The two timings answer "is this server keeping up?" from the server's own side:
+
+- ``conflictology_action_seconds``: from a move arriving on a socket to the move applied, saved
+  (in Redis, when rooms are shared) and every local player's new view queued for sending;
+- ``conflictology_event_loop_lag_seconds``: how late a 100 ms timer fires. Everything a process does
+  runs on one event loop, so this lag is added to every message it handles.
+
+``conflictology loadtest`` reads both before and after its run and reports the server's own p99
+next to the one its clients measured (benchmarks/server.md explains why both matter).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Callable, Iterable
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.parser import text_string_to_metric_families
+
+__all__ = ["Metrics", "difference", "histograms", "merge", "quantile", "text_string_to_metric_families"]
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+# Seconds. Fine at the low end, where a healthy server lives; coarse above 100 ms.
+TIMING_BUCKETS = (
+    0.0005,
+    0.001,
+    0.002,
+    0.005,
+    0.01,
+    0.02,
+    0.05,
+    0.1,
+    0.2,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+)
+
+LAG_INTERVAL = 0.1
+
+
+class Metrics:
+    """One server process's metrics, in a registry of its own (so several apps can share a process
+    in tests without mixing their numbers)."""
+
+    def __init__(self, connections: Callable[[], int], rooms: Callable[[], int]) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.action_seconds = Histogram(
+            "conflictology_action_seconds",
+            "From a move arriving on a socket to every local view of its result queued",
+            buckets=TIMING_BUCKETS,
+            registry=self.registry,
+        )
+        self.loop_lag_seconds = Histogram(
+            "conflictology_event_loop_lag_seconds",
+            f"How late a {LAG_INTERVAL:g} s timer fires on the server's event loop",
+            buckets=TIMING_BUCKETS,
+            registry=self.registry,
+        )
+        self.refused = Counter(
+            "conflictology_refused_messages",
+            "Socket messages answered with an error, by error code",
+            ["code"],
+            registry=self.registry,
+        )
+        gauge = Gauge("conflictology_connections", "Open WebSockets on this process", registry=self.registry)
+        gauge.set_function(lambda: float(connections()))
+        gauge = Gauge(
+            "conflictology_rooms_connected",
+            "Rooms with at least one WebSocket open on this process",
+            registry=self.registry,
+        )
+        gauge.set_function(lambda: float(rooms()))
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+    async def watch_event_loop(self) -> None:
+        while True:
+            start = time.perf_counter()
+            await asyncio.sleep(LAG_INTERVAL)
+            self.loop_lag_seconds.observe(max(0.0, time.perf_counter() - start - LAG_INTERVAL))
+
+
+# ---- reading them back (the load test) ------------------------------------------------------------
+
+Buckets = dict[float, float]  # upper bound -> cumulative count
+
+
+def histograms(text: str) -> dict[str, Buckets]:
+    """Every histogram in a ``/metrics`` text, by name: its cumulative bucket counts."""
+    out: dict[str, Buckets] = {}
+    for family in text_string_to_metric_families(text):
+        if family.type != "histogram":
+            continue
+        buckets: Buckets = {}
+        for sample in family.samples:
+            if sample.name.endswith("_bucket"):
+                le = sample.labels["le"]
+                bound = math.inf if le in ("+Inf", "inf") else float(le)
+                buckets[bound] = buckets.get(bound, 0.0) + sample.value
+        out[family.name] = buckets
+    return out
+
+
+def merge(parts: Iterable[Buckets]) -> Buckets:
+    total: Buckets = {}
+    for part in parts:
+        for bound, count in part.items():
+            total[bound] = total.get(bound, 0.0) + count
+    return total
+
+
+def difference(after: Buckets, before: Buckets) -> Buckets:
+    return {bound: count - before.get(bound, 0.0) for bound, count in after.items()}
+
+
+def quantile(buckets: Buckets, q: float) -> float:
+    """The q-quantile of a cumulative histogram, interpolated inside its bucket as Prometheus'
+    ``histogram_quantile`` does (NaN when empty; the last finite bound when it falls in +Inf)."""
+    bounds = sorted(buckets)
+    if not bounds or buckets[bounds[-1]] <= 0:
+        return math.nan
+    rank = q * buckets[bounds[-1]]
+    lower, below = 0.0, 0.0
+    for bound in bounds:
+        count = buckets[bound]
+        if count >= rank:
+            if math.isinf(bound):
+                return lower
+            inside = count - below
+            return lower + (bound - lower) * ((rank - below) / inside if inside > 0 else 1.0)
+        lower, below = bound, count
+    return lower

@@ -1,0 +1,94 @@
+"""``GET /metrics``: the server's own view of how it keeps up, in the Prometheus text format, with
+counts and timings only (no room code, name or card), and the helpers the load test reads it with."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conflictology.server import metrics
+from server_helpers import Player, Server, make_table, play_randomly, start, thread_server
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    with thread_server(tmp_path, bot_delay=0.0) as srv:
+        yield srv
+
+
+def scrape(server: Server) -> str:
+    with server.http() as http:
+        response = http.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    return response.text
+
+
+def sample(text: str, name: str, **labels: str) -> float:
+    for family in metrics.text_string_to_metric_families(text):
+        for s in family.samples:
+            if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
+                return float(s.value)
+    return 0.0
+
+
+def test_moves_refusals_and_sockets_are_counted_and_nothing_private_is_shown(server: Server) -> None:
+    before = scrape(server)
+    assert sample(before, "conflictology_action_seconds_count") == 0
+    table = make_table(server, "capitol", humans=2, bots=0, settings={"timers": False})
+    players = [Player(server, table.code, table.tokens[i], i) for i in range(2)]
+    start(table)
+    sent = play_randomly(players, seed=4, stop_after=6)
+    # A move quoting an old seq is refused and counted under its error code.
+    players[0].send({"type": "act", "action": {"type": "income"}, "seq": 0})
+    players[0].wait_for(lambda m: m["type"] == "error" and m["code"] == "stale")
+    players[1].send({"type": "nonsense"})
+    players[1].wait_for(lambda m: m["type"] == "error" and m["code"] == "bad_message")
+    time.sleep(0.3)  # the event-loop watcher samples every 0.1 s
+    text = scrape(server)
+    moves = sample(text, "conflictology_action_seconds_count")
+    refused_stale = sample(text, "conflictology_refused_messages_total", code="stale")
+    # Every applied move was timed; a move two seats sent for the same seq is refused as stale.
+    assert 1 <= moves <= sent and moves + refused_stale >= sent
+    assert refused_stale >= 1
+    assert sample(text, "conflictology_refused_messages_total", code="bad_message") == 1
+    assert sample(text, "conflictology_connections") == 2
+    assert sample(text, "conflictology_rooms_connected") == 1
+    assert sample(text, "conflictology_event_loop_lag_seconds_count") >= 2
+    # Counts and timings only: nothing that names a room, a player or a card.
+    for secret in (table.code, "Host", "Player 1", "banker", "income"):
+        assert secret not in text
+    for p in players:
+        p.close()
+
+
+def test_quantiles_are_read_back_from_histogram_buckets() -> None:
+    text = "\n".join(
+        [
+            "# HELP t_seconds a timing",
+            "# TYPE t_seconds histogram",
+            't_seconds_bucket{le="0.01"} 50.0',
+            't_seconds_bucket{le="0.1"} 90.0',
+            't_seconds_bucket{le="1.0"} 100.0',
+            't_seconds_bucket{le="+Inf"} 100.0',
+            "t_seconds_count 100.0",
+            "t_seconds_sum 5.0",
+            "",
+        ]
+    )
+    before = {0.01: 10.0, 0.1: 10.0, 1.0: 10.0, math.inf: 10.0}
+    buckets = metrics.difference(metrics.histograms(text)["t_seconds"], before)
+    assert buckets == {0.01: 40.0, 0.1: 80.0, 1.0: 90.0, math.inf: 90.0}
+    # 45 of 90 observations are at or under 0.01 + half-way into the next bucket's 40.
+    assert metrics.quantile(buckets, 0.5) == pytest.approx(0.01 + 0.09 * (5 / 40))
+    assert metrics.quantile(buckets, 0.99) == pytest.approx(0.1 + 0.9 * (89.1 - 80) / 10)
+    merged = metrics.merge([buckets, buckets])
+    assert merged[math.inf] == 180.0
+    assert metrics.quantile(merged, 0.5) == pytest.approx(metrics.quantile(buckets, 0.5))
+    assert math.isnan(metrics.quantile({}, 0.5))
+    # Beyond the last finite bound, the answer is that bound (the histogram knows no more).
+    assert metrics.quantile({0.1: 0.0, math.inf: 5.0}, 0.99) == 0.1
