@@ -2,6 +2,9 @@
 
 * Kuhn poker (three cards J Q K, one each, one hidden card per seat): the search must call a bet with
   the K, and its decision may depend only on the view.
+* Kuhn poker with a prior that folds every bet: the paired search (the root's candidates compared on
+  the same worlds, the prior kept unless clearly beaten) must overrule it with the K and keep it when
+  calling is no better.
 * Simultaneous guess: both seats pick 0–2 at once, seat 1 wins if it matches seat 0. A search that
   let seat 1 see seat 0's hidden pick would value every pick at 1; decoupled selection values them
   at about 1/3.
@@ -16,7 +19,7 @@ from typing import Any
 import pytest
 
 from conflictology import bots
-from conflictology.bots.ismcts import FlatSearchBot, ISMCTSBot
+from conflictology.bots.ismcts import FlatSearchBot, ISMCTSBot, SearchPolicy, register_policy
 from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View
 
 CARDS = ("J", "Q", "K")
@@ -96,7 +99,10 @@ class Kuhn(Game):
         return {}
 
     def new_game(
-        self, players: int, seed: int | None = None, options: Mapping[str, Any] | None = None,
+        self,
+        players: int,
+        seed: int | None = None,
+        options: Mapping[str, Any] | None = None,
         deck: Sequence[str] | None = None,
     ) -> KuhnState:
         cards = list(deck) if deck else list(CARDS)
@@ -172,7 +178,10 @@ class Guess(Game):
         return {}
 
     def new_game(
-        self, players: int, seed: int | None = None, options: Mapping[str, Any] | None = None,
+        self,
+        players: int,
+        seed: int | None = None,
+        options: Mapping[str, Any] | None = None,
         deck: Sequence[str] | None = None,
     ) -> GuessState:
         return GuessState([None, None])
@@ -269,7 +278,8 @@ def test_iteration_budget_and_single_legal_action() -> None:
 
 def test_specs_and_levels_parse() -> None:
     assert bots.parse_spec("ismcts:iterations=200:seconds=0.5") == (
-        "ismcts", {"iterations": 200, "seconds": 0.5}
+        "ismcts",
+        {"iterations": 200, "seconds": 0.5},
     )
     assert bots.parse_spec("hard:seconds=2")[1]["seconds"] == 2
     for level in ("easy", "normal", "hard"):
@@ -280,3 +290,97 @@ def test_specs_and_levels_parse() -> None:
         bots.make("no-such-bot", Kuhn(), 0)
     bot = bots.make("ismcts:iterations=7", Kuhn(), 0, seed=1)
     assert isinstance(bot, ISMCTSBot) and bot.iterations == 7
+
+
+class FoldPrior(SearchPolicy):
+    """A paired search whose prior folds every bet and otherwise checks (wrong with the K)."""
+
+    paired_root = True
+    prior_margin = 0.02
+
+    def prior(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
+        return next((a for a in legal if a["type"] in ("fold", "check")), legal[0])
+
+
+class KuhnFold(Kuhn):
+    name = "kuhn-fold"
+
+
+register_policy("kuhn-fold", FoldPrior())
+
+
+def facing_a_bet(deck: list[str]) -> KuhnState:
+    state = KuhnFold().new_game(2, deck=deck)
+    state.apply(0, {"type": "bet"})
+    return state
+
+
+def test_paired_root_overrules_the_prior_only_when_clearly_better() -> None:
+    game = KuhnFold()
+    # With the K a call wins every world and a fold loses every one: the prior is overruled...
+    state = facing_a_bet(["Q", "K", "J"])
+    bot = ISMCTSBot(game, 1, seed=3, iterations=40)
+    assert bot.paired
+    assert bot.act(state.view(1), state.legal_actions(1)) == {"type": "call"}
+    means = {game.action_table.action(i)["type"]: m for i, (_, m) in bot.last_root_stats.items()}
+    assert means == {"call": 1.0, "fold": 0.0}
+    # ...unless the margin asks for more than the search can show.
+    strict = ISMCTSBot(game, 1, seed=3, iterations=40, margin=1.5)
+    assert strict.act(state.view(1), state.legal_actions(1)) == {"type": "fold"}
+    # With the J a call loses every world too: no candidate is better, the prior stands.
+    state = facing_a_bet(["Q", "J", "K"])
+    bot = ISMCTSBot(game, 1, seed=3, iterations=40)
+    assert bot.act(state.view(1), state.legal_actions(1)) == {"type": "fold"}
+    # Without the prior (paired search, no policy prior) the best mean is taken: with the Q, a call
+    # wins half the worlds (against the J) and a fold none.
+    plain = ISMCTSBot(Kuhn(), 1, seed=3, iterations=40, paired=1)
+    state = Kuhn().new_game(2, deck=["J", "Q", "K"])
+    state.apply(0, {"type": "bet"})
+    assert plain.act(state.view(1), state.legal_actions(1)) == {"type": "call"}
+
+
+def test_paired_root_plays_every_world_after_every_candidate() -> None:
+    game = KuhnFold()
+    state = facing_a_bet(["K", "Q", "J"])
+    bot = ISMCTSBot(game, 1, seed=8, iterations=30)
+    bot.act(state.view(1), state.legal_actions(1))
+    assert bot.last_iterations == 30  # 15 worlds, each after both candidates
+    assert sorted(v for v, _ in bot.last_root_stats.values()) == [15, 15]
+    tree = bot.last_tree
+    assert tree is not None and tree.visits == 30
+    # availability: both candidates were open in every world
+    assert all(entry[2] == 30 for entry in tree.stats[1].values())
+
+
+def test_paired_tree_learns_the_searchers_later_decision() -> None:
+    """Seat 0 holds the K and checks or bets; after a check and a bet by seat 1 it decides again.
+    That later decision is a node of its tree, with its own statistics: a call wins, a fold loses."""
+    game = KuhnFold()
+    state = game.new_game(2, deck=["K", "Q", "J"])
+    bot = ISMCTSBot(game, 0, seed=4, iterations=400, widen=2)
+    bot.act(state.view(0), state.legal_actions(0))
+    tree = bot.last_tree
+    assert tree is not None
+    check = game.action_table.index({"type": "check"})
+    bet = game.action_table.index({"type": "bet"})
+    later = tree.children[((0, check), (1, bet))]
+    stats = {game.action_table.action(i)["type"]: e for i, e in later.stats[0].items()}
+    assert set(stats) == {"call", "fold"}
+    assert stats["call"][1] == stats["call"][0] > 0  # every call won
+    assert stats["fold"][1] == 0  # every fold lost
+    assert stats["call"][0] > stats["fold"][0]  # UCB settled on the call once it widened
+    for entry in stats.values():
+        assert entry[2] >= entry[0]  # available at least as often as chosen
+
+
+def test_paired_search_is_reproducible_and_depends_only_on_the_view() -> None:
+    game = KuhnFold()
+    decisions = set()
+    for deck in (["J", "Q", "K"], ["K", "Q", "J"]):
+        state = game.new_game(2, deck=deck)
+        state.apply(0, {"type": "bet"})
+        for _ in range(2):
+            bot = ISMCTSBot(game, 1, seed=11, iterations=40)
+            decisions.add(json.dumps(bot.act(state.view(1), state.legal_actions(1))))
+            decisions.add(json.dumps(bot.last_root_stats, sort_keys=True))
+    assert len(decisions) == 2

@@ -19,7 +19,10 @@ GAME_NAMES = games.names()
 # Cheap bots, every personality and level, mixed at tables of every size.
 FAST_BOTS = ["random", "heuristic", "easy", "normal"]
 CAPITOL_PERSONALITIES = [
-    "heuristic-honest", "heuristic-bluffer", "heuristic-sceptic", "heuristic-aggressive",
+    "heuristic-honest",
+    "heuristic-bluffer",
+    "heuristic-sceptic",
+    "heuristic-aggressive",
 ]
 
 
@@ -69,7 +72,9 @@ def test_fast_bots_never_act_illegally(game: Game) -> None:
     assert decisions > n_games * 10
 
 
-@pytest.mark.parametrize("spec", ["ismcts:iterations=25", "pimc:iterations=8"])
+@pytest.mark.parametrize(
+    "spec", ["ismcts:iterations=25", "ismcts:iterations=40:widen=1", "pimc:iterations=8"]
+)
 def test_ismcts_never_acts_illegally(game: Game, spec: str) -> None:
     master = Rng(7)
     for g in range(12):
@@ -189,10 +194,14 @@ def test_capitol_log_memo_reads_the_log_like_a_full_read() -> None:
             seat = state.waiting_for()[0]
             view = state.view(seat)
             full = Knowledge(view)
-            part = Knowledge({**view, "log": view["log"][memo.n:]}, memo)
+            part = Knowledge({**view, "log": view["log"][memo.n :]}, memo)
             for p, q in zip(full.players, part.players, strict=True):
                 assert (p.claims, p.caught, p.bluffs_caught, p.claims_checked, p.challenges) == (
-                    q.claims, q.caught, q.bluffs_caught, q.claims_checked, q.challenges
+                    q.claims,
+                    q.caught,
+                    q.bluffs_caught,
+                    q.claims_checked,
+                    q.challenges,
                 )
             compared += 1
             state.apply(seat, seated[seat].act(view, state.legal_actions(seat)))
@@ -206,3 +215,67 @@ def test_hard_is_each_games_search_bot() -> None:
     consp = bots.make("hard", games.get("conspiranoicos"), 0, seed=1)
     assert isinstance(capitol, FlatSearchBot) and capitol.seconds == 0.3
     assert type(consp) is ISMCTSBot and consp.seconds == 0.3
+
+
+def capitol_turns(count: int, seed: int) -> Iterator[tuple[GameState, int]]:
+    """Four-player Capitol turns (heuristic play) where some kind of action takes a target."""
+    game = games.get("capitol")
+    master = Rng(seed)
+    found = 0
+    while found < count:
+        state = game.new_game(players=4, seed=master.next64())
+        seated = [bots.make("heuristic", game, s, seed=master.next64()) for s in range(4)]
+        stop = master.randrange(40)
+        steps = 0
+        while not state.is_over():
+            seat = state.waiting_for()[0]
+            legal = state.legal_actions(seat)
+            if steps >= stop and len(legal) > 8 and {"income", "foreign_aid"} <= {a["type"] for a in legal}:
+                yield state, seat
+                found += 1
+                break
+            state.apply(seat, seated[seat].act(state.view(seat), legal))
+            steps += 1
+
+
+def test_capitol_ismcts_root_compares_the_heuristics_candidates() -> None:
+    """On its turn the tree search compares one action per kind (the heuristic's target), every
+    sampled world played after each of them, and keeps the heuristic's choice unless beaten."""
+    from conflictology.bots.capitol import CapitolSearch
+
+    game = games.get("capitol")
+    policy = CapitolSearch()
+    for state, seat in capitol_turns(4, seed=21):
+        view, legal = state.view(seat), state.legal_actions(seat)
+        bot = bots.make("ismcts:iterations=48", game, seat, seed=5)
+        action = bot.act(view, legal)
+        assert action in legal
+        twin = bots.make("ismcts:iterations=48", game, seat, seed=5)
+        prior = policy.prior(twin, view, legal)  # the same helper seed as the bot's own
+        cands = policy.candidates(twin, view, legal, prior)
+        kinds = [a["type"] for a in cands]
+        assert len(kinds) == len(set(kinds)) < len(legal)
+        table = game.action_table
+        stats = bot.last_root_stats
+        assert set(stats) == {table.index(a) for a in cands}
+        visits = {v for v, _ in stats.values()}
+        assert len(visits) == 1 and visits.pop() == bot.last_iterations // len(cands)
+        # A margin nothing can clear: the heuristic's choice stands.
+        stubborn = bots.make("ismcts:iterations=48:margin=2", game, seat, seed=5)
+        assert stubborn.act(view, legal) == prior
+
+
+def test_capitol_tree_hides_other_seats_card_choices() -> None:
+    """The tree is keyed by what the searcher observes: another seat's kept, returned or shown
+    cards are hidden from it, its own choices and public actions are not."""
+    from conflictology.bots.capitol import CapitolSearch
+
+    policy = CapitolSearch()
+    keep = {"type": "keep", "cards": ["banker", "judge"]}
+    other = {"type": "keep", "cards": ["hacker", "mafia"]}
+    assert policy.observe(0, 2, keep, 5) == policy.observe(0, 2, other, 6)
+    assert policy.observe(0, 0, keep, 5) != policy.observe(0, 0, other, 6)
+    for kind in ("return", "show"):
+        assert policy.observe(1, 3, {"type": kind, "card": "judge"}, 9) == kind
+    lose = {"type": "lose", "card": "judge"}
+    assert policy.observe(1, 3, lose, 9) == 9

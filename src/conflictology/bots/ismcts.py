@@ -173,6 +173,8 @@ class ISMCTSBot(Bot):
         self.last_iterations = 0
         #: the root statistics of the last decision: action index -> (visits, mean reward)
         self.last_root_stats: dict[int, tuple[int, float]] = {}
+        #: the paired search's tree of the last decision (tests read it)
+        self.last_tree: _Node | None = None
         self.total_iterations = 0
         self.total_seconds = 0.0
         self._table: ActionTable = game.action_table
@@ -266,7 +268,8 @@ class ISMCTSBot(Bot):
         draw = policy.sampler(self, view)
         root = _Node()
         active = list(range(len(cands)))
-        # results[j][r]: the searcher's reward in round r after candidate j (None once dropped)
+        # results[j][r]: the searcher's reward in round r after candidate j (a dropped candidate's
+        # list stops growing; the survivors' lists all have one entry per round)
         results: list[list[float]] = [[] for _ in cands]
         rounds = done = 0
         while done < budget:
@@ -290,6 +293,7 @@ class ISMCTSBot(Bot):
                 break
         self.last_iterations = done
         self.total_iterations += done
+        self.last_tree = root
         mine = root.stats.get(self.seat, {})
         self.last_root_stats = {idx: (int(e[0]), _mean(e)) for idx, e in mine.items()}
         if rounds == 0:
