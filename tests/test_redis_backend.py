@@ -256,3 +256,33 @@ def test_a_read_overtaken_by_a_change_never_shows_an_older_room(redis_url: str, 
             await a.stop()
 
     asyncio.run(main())
+
+
+def test_a_change_is_pushed_once_when_its_announcement_beats_the_reply(redis_url: str, prefix: str) -> None:
+    """Redis answers the save on one connection and announces it on another: the announcement can
+    be read first. It must be recognised as this process's own change, not read back and pushed to
+    every socket a second time."""
+
+    async def main() -> None:
+        a = RedisBackend(redis_url, prefix)
+        seen = Seen()
+        a.subscribe(seen)
+        await a.start(lambda code: True)
+        try:
+            await a.insert(capitol_room("SSSSS"))
+            await eventually(lambda: ("SSSSS", 1, False) in seen.events)  # the subscription's read
+            save = a._update
+
+            async def slow_reply(*args: Any, **kwargs: Any) -> Any:
+                result = await save(*args, **kwargs)
+                await asyncio.sleep(0.2)  # the announcement is read meanwhile
+                return result
+
+            a._update = slow_reply  # type: ignore[assignment]
+            await a.update("SSSSS", lambda r: r.past_games.append("once"))
+            await asyncio.sleep(0.2)
+            assert [e for e in seen.events if e[1] == 2] == [("SSSSS", 2, True)]
+        finally:
+            await a.stop()
+
+    asyncio.run(main())

@@ -112,6 +112,11 @@ class RedisBackend(RoomBackend):
         self._interested: Callable[[str], bool] = lambda code: False
         self._refreshing: dict[str, asyncio.Task[None]] = {}
         self._dirty: set[str] = set()
+        # The last version pushed to this process's sockets, and the version a change of ours is
+        # saving right now: its own announcement can arrive before Redis' reply to the save, and
+        # must not be taken for another process's change (it would be read back and pushed twice).
+        self._pushed: dict[str, int] = {}
+        self._saving: dict[str, int] = {}
         self._presence_dirty: set[str] = set()
         self._pubsub: Any = None
         # Room channels this process is subscribed to (rooms with sockets here, or owned here).
@@ -215,6 +220,10 @@ class RedisBackend(RoomBackend):
         self._cache[code] = room
         return room
 
+    def _push(self, room: Room, local: bool) -> None:
+        self._pushed[room.code] = max(room.version, self._pushed.get(room.code, 0))
+        self._notify(room, local)
+
     def _newest(self, code: str, room: Room) -> Room:
         current = self._cache.get(code)
         return current if current is not None and current.version > room.version else room
@@ -236,7 +245,7 @@ class RedisBackend(RoomBackend):
             return False
         self._owned.add(room.code)
         self._cache[room.code] = room
-        self._notify(room)
+        self._push(room, local=True)
         await self._follow(room.code)
         return True
 
@@ -266,15 +275,22 @@ class RedisBackend(RoomBackend):
                 work.version = base.version + 1
                 work.updated = time.time()
                 data = _encoder.encode(work.snapshot())
-                outcome = await self._update(
-                    keys=[self._k_room(code)],
-                    args=[base.version, work.version, data, self._channel(code)],
-                )
+                self._saving[code] = work.version
+                try:
+                    outcome = await self._update(
+                        keys=[self._k_room(code)],
+                        args=[base.version, work.version, data, self._channel(code)],
+                    )
+                finally:
+                    self._saving.pop(code, None)
                 if outcome == 0:
                     self._cache[code] = work
-                    self._notify(work)
+                    self._push(work, local=True)
                     return work, result
                 self._cache.pop(code, None)
+                if code in self._following:
+                    # Another process's change won: its announcement may have been skipped as ours.
+                    self._refresh(code, presence=False)
                 if outcome == -1:
                     raise RoomError(404, "no_room", f"no room {code}")
                 # Another process changed the room first: start again from its version.
@@ -290,6 +306,7 @@ class RedisBackend(RoomBackend):
         self._locks.pop(code, None)
         self._owned.discard(code)
         self._remote.pop(code, None)
+        self._pushed.pop(code, None)
         await self._unfollow(code)
 
     # ---- which rooms this process hears about ----------------------------------------------------
@@ -313,6 +330,7 @@ class RedisBackend(RoomBackend):
         # What we knew of the room goes stale from now on.
         self._cache.pop(code, None)
         self._remote.pop(code, None)
+        self._pushed.pop(code, None)
         if self._pubsub is not None:
             await self._pubsub.unsubscribe(self._channel(code))
 
@@ -384,9 +402,9 @@ class RedisBackend(RoomBackend):
             if presence and data[1:] == self.process:
                 continue  # our own socket opened or closed: this process has already pushed it
             if not presence:
-                cached = self._cache.get(code)
-                if cached is not None and cached.version >= int(data):
-                    continue  # our own change, already pushed
+                version = int(data)
+                if version <= self._pushed.get(code, 0) or version == self._saving.get(code):
+                    continue  # our own change (pushed, or being saved), or one already pushed
             if code in self._owned or self._interested(code):
                 self._refresh(code, presence)
             else:  # a room we are leaving (its unsubscription is on its way)
@@ -407,16 +425,19 @@ class RedisBackend(RoomBackend):
         try:
             while True:
                 self._dirty.discard(code)
+                seats_changed = False
                 try:
                     if code in self._presence_dirty:
                         self._presence_dirty.discard(code)
                         self._remote[code] = await self._read_presence(code)
+                        seats_changed = True
                     room = await self._load(code)
                 except Exception:
                     log.exception("could not refresh room %s", code)
                     room = None
-                if room is not None:
-                    self._notify(room, local=False)
+                # Push only what the sockets have not had: a newer version, or who is connected.
+                if room is not None and (seats_changed or room.version > self._pushed.get(code, 0)):
+                    self._push(room, local=False)
                 if code not in self._dirty:
                     return
         finally:
