@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from itertools import combinations
 from typing import Any
 
-from conflictology.engine import Action, GameState, IllegalAction, Rng, View
+from conflictology.engine import Action, GameState, IllegalAction, Rng, View, json_text
 from conflictology.games.capitol import data
 
 TURN = "turn"
@@ -677,7 +677,7 @@ class CapitolState(GameState):
             doc[name] = getattr(self, name)
         doc["rng"] = self.rng.state
         doc["honesty"] = honesty_list(self.honesty)  # readable in a save: one bool per claim
-        return json.dumps(doc, separators=(",", ":"))
+        return json_text(doc)
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> CapitolState:

@@ -7,11 +7,10 @@ copies; actions and views speak card ids. "Rulings" in comments names a section 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View
+from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View, json_text
 
 from . import scoring
 from .cards import ALL_SEEING_EYE, CHALLENGES, Deck, deck_from_data
@@ -907,7 +906,7 @@ class ConspiranoicosState(GameState):
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"))
+        return json_text(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ConspiranoicosState:
