@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from conflictology import bots, games
-from conflictology.engine import Action, Game, GameState, IllegalAction, action_key
+from conflictology.engine import Action, Game, GameState, IllegalAction
 from conflictology.server.protocol import RoomSettings
 from conflictology.server.security import hash_token, new_token, same_hash
 
@@ -470,16 +470,15 @@ class Room:
         return applied
 
     def _current_decision(self) -> dict[int, str]:
+        """What each awaited seat faces: its legal actions as canonical text (keys sorted). Taken on
+        every move, so it is encoded with msgspec rather than json.dumps."""
         assert self.state is not None
-        return {s: action_key({"legal": self.state.legal_actions(s)}) for s in self.state.waiting_for()}
+        return {s: _decision_text(self.state.legal_actions(s)) for s in self.state.waiting_for()}
 
-    def _same_decision_as(self, decision: dict[int, str]) -> bool:
-        return self._current_decision() == decision
-
-    def _continues(self, before: dict[int, str]) -> bool:
+    def _continues(self, before: dict[int, str], now: dict[int, str] | None = None) -> bool:
         """The same decision goes on when some awaited seats dropped out (a pass in a response
         window, one of two simultaneous plays in) and the others face exactly what they faced."""
-        now = self._current_decision()
+        now = self._current_decision() if now is None else now
         return bool(now) and set(now) < set(before) and all(before[s] == k for s, k in now.items())
 
     def _after_state_change(self, now: float, force_new_clock: bool = False) -> None:
@@ -491,10 +490,11 @@ class Room:
             self.deadline_kind = None
             self.decision = {}
             return
-        if not force_new_clock and self.deadline is not None and self._continues(self.decision):
-            self.decision = self._current_decision()
+        now_deciding = self._current_decision()
+        if not force_new_clock and self.deadline is not None and self._continues(self.decision, now_deciding):
+            self.decision = now_deciding
             return
-        self.decision = self._current_decision()
+        self.decision = now_deciding
         kinds = [decision_kind(self.state.legal_actions(s)) for s in self.decision]
         kind = max(kinds, key=lambda k: self._seconds(k)) if kinds else "choice"
         self.deadline_kind = kind
@@ -644,3 +644,10 @@ class Room:
             past_games=list(data["past_games"]),
         )
         return room
+
+
+def _decision_text(legal: list[Action]) -> str:
+    return _decision_encoder.encode({"legal": legal}).decode()  # the text action_key gave
+
+
+_decision_encoder = msgspec.json.Encoder(order="sorted")
