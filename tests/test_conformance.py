@@ -82,6 +82,7 @@ def check_consistent(game: Game, state: GameState) -> None:
             assert game.action_table.action(game.action_table.index(action)) == action
         assert state.legal_action_indices(seat) == [game.action_table.index(a) for a in legal]
         assert state.timeout_action(seat) in legal, "the timeout action must be legal"
+        assert state.decision_kind(seat) in ("turn", "response", "choice"), "a clock the server knows"
 
 
 def check_views(game: Game, state: GameState) -> None:

@@ -3,9 +3,11 @@ how decisions are classified, when a clock is kept or restarted, and what a time
 
 from __future__ import annotations
 
+import random
+
 from conflictology import games
 from conflictology.server.protocol import RoomSettings
-from conflictology.server.rooms import Room, RoomStatus, decision_kind
+from conflictology.server.rooms import Room, RoomStatus
 
 # Seat 0 holds two Bankers, seat 1 Mafia + Judge, seat 2 Hacker + Police; the rest is the deck.
 DECK = ["banker", "banker", "mafia", "judge", "hacker", "police", "banker", "mafia", "mafia", "hacker",
@@ -25,17 +27,42 @@ def capitol_room(now: float, **settings: object) -> Room:
     return room
 
 
-def test_decisions_are_classified_from_the_legal_actions() -> None:
+def test_each_game_says_which_clock_a_decision_runs_on() -> None:
     capitol = games.get("capitol").new_game(3, seed=1, options={"first_player": 0}, deck=DECK)
-    assert decision_kind(capitol.legal_actions(0)) == "turn"
+    assert capitol.decision_kind(0) == "turn"
     capitol.apply(0, {"type": "banker"})
-    assert decision_kind(capitol.legal_actions(1)) == "response"
+    assert capitol.decision_kind(1) == "response"
     capitol.apply(1, {"type": "challenge"})
-    assert decision_kind(capitol.legal_actions(1)) == "choice"  # lose an influence
+    assert capitol.decision_kind(1) == "choice"  # lose an influence
     cons = games.get("conspiranoicos").new_game(2, seed=1)
-    assert decision_kind(cons.legal_actions(0)) == "turn"  # simultaneous plays
-    assert decision_kind([{"type": "keep", "cards": ["judge", "mafia"]}]) == "choice"
-    assert decision_kind([{"type": "pass"}, {"type": "block", "card": "banker"}]) == "response"
+    assert cons.decision_kind(0) == "turn"  # simultaneous plays
+
+
+def test_the_kinds_match_what_the_awaited_seats_are_offered() -> None:
+    """Over random games of both: a turn offers a move of one's own, a response only pass,
+    challenge or block, and a choice neither (the classification the server once made itself)."""
+    rng = random.Random(5)
+    own_moves = {"income", "foreign_aid", "scandal", "banker", "mafia", "hacker", "reporter",
+                 "police_investigate", "police_swap", "play"}  # fmt: skip
+    seen = set()
+    for name, players in (("capitol", 2), ("capitol", 5), ("conspiranoicos", 2)):
+        for seed in range(8):
+            state = games.get(name).new_game(players, seed=seed)
+            while not state.is_over():
+                for seat in state.waiting_for():
+                    types = {a["type"] for a in state.legal_actions(seat)}
+                    kind = state.decision_kind(seat)
+                    seen.add((name, kind))
+                    if kind == "turn":
+                        assert types & own_moves, (name, types)
+                    elif kind == "response":
+                        assert types <= {"pass", "challenge", "block"}, (name, types)
+                    else:
+                        assert not types & own_moves and not types <= {"pass", "challenge", "block"}
+                seat = rng.choice(state.waiting_for())
+                state.apply(seat, rng.choice(state.legal_actions(seat)))
+    assert seen >= {("capitol", "turn"), ("capitol", "response"), ("capitol", "choice"),
+                    ("conspiranoicos", "turn"), ("conspiranoicos", "choice")}  # fmt: skip
 
 
 def test_a_clock_runs_per_decision_and_timeouts_follow_ruling_19() -> None:

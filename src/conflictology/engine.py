@@ -179,6 +179,13 @@ class GameState(ABC):
             raise IllegalAction(f"seat {seat} is not awaited")
         return legal[0]
 
+    def decision_kind(self, seat: int) -> str:
+        """Which clock the seat's decision runs on (Capitol ruling 19 names three): ``"turn"`` (its
+        own move), ``"response"`` (a quick answer to someone else's move: challenge, block or pass)
+        or ``"choice"`` (anything else: a card to lose, keep, show, place...). Servers size the
+        room's timer by it; the fallback is ``"choice"``."""
+        return "choice"
+
     # Integer-action helpers for search bots and RL users.
     def legal_action_indices(self, seat: int) -> list[int]:
         table = self.game.action_table

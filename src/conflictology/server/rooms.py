@@ -29,26 +29,6 @@ from conflictology.server.security import hash_token, new_token, same_hash
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 5
 
-# Capitol ruling 19 gives three clocks: a turn, a response window, any other choice. A decision is
-# classified from the action types in the awaited seat's legal list, so the server needs no game
-# internals: a turn offers turn actions (Conspiranoicos' simultaneous `play` counts as a turn), a
-# response offers only pass/challenge/block, anything else (lose, keep, return, show, place...) is a
-# choice.
-TURN_ACTION_TYPES = frozenset(
-    {
-        "income",
-        "foreign_aid",
-        "scandal",
-        "banker",
-        "mafia",
-        "hacker",
-        "reporter",
-        "police_investigate",
-        "police_swap",
-        "play",
-    }
-)
-RESPONSE_ACTION_TYPES = frozenset({"pass", "challenge", "block"})
 
 # The rule option naming the seat that plays first (Capitol): accepted up to max_players - 1 while
 # the table fills, and checked against the seats taken at the start.
@@ -61,15 +41,6 @@ def new_code() -> str:
 
 def normalize_code(code: str) -> str:
     return code.strip().upper()
-
-
-def decision_kind(legal: list[Action]) -> str:
-    types = {a.get("type") for a in legal}
-    if types & TURN_ACTION_TYPES:
-        return "turn"
-    if types and types <= RESPONSE_ACTION_TYPES:
-        return "response"
-    return "choice"
 
 
 def default_level(game: Game) -> str:
@@ -495,7 +466,8 @@ class Room:
             self.decision = now_deciding
             return
         self.decision = now_deciding
-        kinds = [decision_kind(self.state.legal_actions(s)) for s in self.decision]
+        # Which clock (Capitol ruling 19): the game says what kind of decision each seat faces.
+        kinds = [self.state.decision_kind(s) for s in self.decision]
         kind = max(kinds, key=lambda k: self._seconds(k)) if kinds else "choice"
         self.deadline_kind = kind
         self.deadline = now + self._seconds(kind) if self.settings.timers else None

@@ -314,6 +314,14 @@ class CapitolState(GameState):
             + json.dumps(self.legal_actions(seat), separators=(",", ":"))
         )
 
+    def decision_kind(self, seat: int) -> str:
+        phase = self.phase
+        if phase == TURN:
+            return "turn"
+        if phase in (CHALLENGE, BLOCK, BLOCK_CHALLENGE):
+            return "response"
+        return "choice"
+
     def timeout_action(self, seat: int) -> Action:
         """Ruling 19: a response passes, an exchange keeps the hand, a turn takes Income (or, when
         forced, a Scandal against the next living seat: every Scandal costs the same); a lost, shown

@@ -285,6 +285,10 @@ class ConspiranoicosState(GameState):
             return acts
         return []
 
+    def decision_kind(self, seat: int) -> str:
+        # The simultaneous plays of Collect Evidence are each player's move of the round.
+        return "turn" if self.phase == PLAY else "choice"
+
     def timeout_action(self, seat: int) -> Action:
         """A seat whose clock runs out: plays or places the first card of its hand, sends its own
         played card to its own zone, keeps the first card left on the table (seat 0's play, seat 1's
