@@ -9,7 +9,8 @@
 Each strength row is exactly ``conflictology simulate GAME --players N --games K --seed S --bots …``
 (seats rotated from game to game; the command is printed beside the row), with the target the issue
 set. The speed row runs ISMCTS decisions from 4-player Capitol positions and reports iterations per
-second of wall time and of process CPU time (on a shared machine, CPU time is the steadier figure),
+second of wall time and of process CPU time (on a shared machine, CPU time is the steadier figure; an
+ISMCTS iteration in Capitol is one root candidate's walk, the heuristic at every seat to the end),
 and the flat search's (``pimc``) rollouts per second (one rollout: a world played to the end by
 the heuristic at every seat, after one candidate action).
 """
@@ -77,8 +78,19 @@ def strength(key: str, game: str, seats: list[str], n: int, target: float, seed:
         f"--bots {','.join(seats)}"
     )
     return Row(
-        key, game, len(seats), n, bot, ",".join(seats[1:]), wins / n, lo, hi, target, per,
-        1000 * result.bot_max_seconds.get(bot, 0.0), command,
+        key,
+        game,
+        len(seats),
+        n,
+        bot,
+        ",".join(seats[1:]),
+        wins / n,
+        lo,
+        hi,
+        target,
+        per,
+        1000 * result.bot_max_seconds.get(bot, 0.0),
+        command,
     )
 
 
@@ -146,13 +158,28 @@ def main() -> None:
         print(json.dumps(out))
         return
     table = Table(title="Bot strength (seats rotated; 95 % Wilson intervals)")
-    for col in ("game", "seats", "bot", "against", "games", "win share", "95 % CI", "target",
-                "ms/decision (max)"):
+    for col in (
+        "game",
+        "seats",
+        "bot",
+        "against",
+        "games",
+        "win share",
+        "95 % CI",
+        "target",
+        "ms/decision (max)",
+    ):
         table.add_column(col, justify="right" if col not in ("game", "bot", "against") else "left")
     for r in rows:
         table.add_row(
-            r.game, str(r.players), r.bot, r.against, str(r.games), f"{r.win_share:.3f}",
-            f"{r.low:.2f}–{r.high:.2f}", f"≥ {r.target:.2f} {'✓' if r.met else '✗'}",
+            r.game,
+            str(r.players),
+            r.bot,
+            r.against,
+            str(r.games),
+            f"{r.win_share:.3f}",
+            f"{r.low:.2f}–{r.high:.2f}",
+            f"≥ {r.target:.2f} {'✓' if r.met else '✗'}",
             f"{r.ms_per_decision:.1f} ({r.max_ms_per_decision:.0f})",
         )
     console.print(table)
