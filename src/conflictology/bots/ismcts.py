@@ -14,6 +14,11 @@ seat react to a simultaneous play it could not have seen.
 
 A game may register a :class:`SearchPolicy`: a faster or smarter playout, a cut-off evaluation, or a
 decision it answers exactly without search (Conspiranoicos' row ordering).
+
+With ``SearchPolicy.paired_root`` (Capitol) the root compares only the game's candidates, each sampled
+world walked after every one of them on the same random numbers, every seat acting by the game's
+model (:meth:`SearchPolicy.actor`), the searcher's later decisions in a tree of its own nodes; the
+game's own choice stands unless clearly beaten (:meth:`ISMCTSBot._act_paired`).
 """
 
 from __future__ import annotations
@@ -143,8 +148,11 @@ class ISMCTSBot(Bot):
     """Single-observer ISMCTS with decoupled simultaneous moves.
 
     Params: ``iterations`` (per decision; default 400), ``seconds`` (a wall-clock cap per decision;
-    default none), ``exploration`` (the UCB constant; default 0.7). Tests use iteration budgets only,
-    so a given seed and view always give the same decision.
+    default none), ``exploration`` (the UCB constant; default 0.7), ``margin`` (how much better than
+    the prior an override must be), and for the paired search ``paired`` (1/0; default the policy's),
+    ``widen`` (visits before a later decision leaves the model's choice) and ``z`` (standard errors
+    on top of ``margin``). Tests use iteration budgets only, so a given seed and view always give the
+    same decision.
     """
 
     name = "ismcts"
@@ -164,9 +172,6 @@ class ISMCTSBot(Bot):
         self.widen_after = max(1, int(params.get("widen", self.policy.widen_after)))
         #: standard errors of the paired difference an override of the prior must clear
         self.params_z = float(params.get("z", 2.0))
-        #: a candidate whose paired deficit to the leader exceeds this many standard errors is
-        #: dropped from later worlds (0: never)
-        self.prune = float(params.get("prune", 0.0))
         if self.iterations < 1:
             raise ValueError("iterations must be at least 1")
         #: iterations run by the last decision (benchmarks read it)
@@ -244,7 +249,7 @@ class ISMCTSBot(Bot):
         """ISMCTS whose root compares the game's candidates on common random numbers.
 
         Each round draws one world from the view and one seed; the world is then played once after
-        every candidate still in the running, each time with a fresh :meth:`SearchPolicy.actor`
+        every candidate in turn, each time with a fresh :meth:`SearchPolicy.actor`
         drawing from that seed, so two candidates are compared world by world (a paired difference).
         Below the root the walk follows the searcher's tree (its own decisions only, keyed by what it
         observed in between): per-seat statistics with availability counts, the model's choice until a
@@ -267,28 +272,25 @@ class ISMCTSBot(Bot):
         p = cands.index(prior) if prior is not None else None
         draw = policy.sampler(self, view)
         root = _Node()
-        active = list(range(len(cands)))
-        # results[j][r]: the searcher's reward in round r after candidate j (a dropped candidate's
-        # list stops growing; the survivors' lists all have one entry per round)
+        every = list(range(len(cands)))
+        # results[j][r]: the searcher's reward in round r after candidate j
         results: list[list[float]] = [[] for _ in cands]
         rounds = done = 0
         while done < budget:
             world = draw(self.rng)
             seed = self.rng.next64()
             row: dict[int, float] = {}
-            options = [cidx[j] for j in active]
-            for j in active:
+            options = [cidx[j] for j in every]
+            for j in every:
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
                 row[j] = self._paired_iteration(root, world.clone(), options, cidx[j], Rng(seed))
                 done += 1
-            if len(row) < len(active):
+            if len(row) < len(every):
                 break  # out of time mid-round: the round is not paired, leave it out
-            for j in active:
+            for j in every:
                 results[j].append(row[j])
             rounds += 1
-            if self.prune > 0 and rounds >= 8 and rounds % 4 == 0:
-                active = self._pruned(active, results, p)
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         self.last_iterations = done
@@ -298,29 +300,12 @@ class ISMCTSBot(Bot):
         self.last_root_stats = {idx: (int(e[0]), _mean(e)) for idx, e in mine.items()}
         if rounds == 0:
             return cands[p] if p is not None else cands[0]
-        # The best mean over the worlds every survivor saw (a dropped candidate was clearly behind).
-        n = min(len(results[j]) for j in active)
-        means = {j: sum(results[j][-n:]) / n for j in active}
-        best = max(active, key=lambda j: (means[j], -j))
+        means = [sum(r) / rounds for r in results]
+        best = max(every, key=lambda j: (means[j], -j))
         if p is None or self.prior_margin <= 0 or best == p:
             return cands[best]
-        mean, se = _paired(results[best][-n:], results[p][-n:])
+        mean, se = _paired(results[best], results[p])
         return cands[best] if mean > self.prior_margin + self.params_z * se else cands[p]
-
-    def _pruned(self, active: list[int], results: list[list[float]], keep: int | None) -> list[int]:
-        """Drop the candidates clearly behind the leader (the prior is always kept)."""
-        n = min(len(results[j]) for j in active)
-        means = {j: sum(results[j][-n:]) / n for j in active}
-        lead = max(active, key=lambda j: (means[j], -j))
-        out = []
-        for j in active:
-            if j in (lead, keep):
-                out.append(j)
-                continue
-            mean, se = _paired(results[j][-n:], results[lead][-n:])
-            if mean + self.prune * se >= 0:
-                out.append(j)
-        return out
 
     def _paired_iteration(
         self, root: _Node, state: GameState, root_options: list[int], first: int, rng: Rng
