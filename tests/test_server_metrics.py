@@ -92,3 +92,28 @@ def test_quantiles_are_read_back_from_histogram_buckets() -> None:
     assert math.isnan(metrics.quantile({}, 0.5))
     # Beyond the last finite bound, the answer is that bound (the histogram knows no more).
     assert metrics.quantile({0.1: 0.0, math.inf: 5.0}, 0.99) == 0.1
+
+
+def test_serve_runs_full_garbage_collections_rarely(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Full collections stop the event loop for 100-300 ms at 1,000 rooms (benchmarks/server.md):
+    `serve` makes them rare before it starts the server."""
+    import gc
+
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from conflictology.cli import app
+    from conflictology.server.cli import GC_THRESHOLDS
+
+    started: list[tuple[int, ...]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: started.append(gc.get_threshold()))
+    before = gc.get_threshold()
+    try:
+        result = CliRunner().invoke(
+            app, ["serve", "--port", "0", "--db", f"sqlite:///{tmp_path / 'x.sqlite3'}"]
+        )
+        assert result.exit_code == 0, result.output
+        assert started == [GC_THRESHOLDS]
+        assert GC_THRESHOLDS[0] > before[0] and GC_THRESHOLDS[2] > before[2]
+    finally:
+        gc.set_threshold(*before)
