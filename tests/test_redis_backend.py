@@ -52,6 +52,15 @@ async def pair(url: str, prefix: str, lease: float = 5.0) -> tuple[RedisBackend,
     return a, b, seen_a, seen_b
 
 
+async def alone(url: str, prefix: str) -> tuple[RedisBackend, Seen]:
+    """One process, with sockets in every room."""
+    backend = RedisBackend(url, prefix)
+    seen = Seen()
+    backend.subscribe(seen)
+    await backend.start(lambda code: True)
+    return backend, seen
+
+
 def capitol_room(code: str, players: int = 2) -> Room:
     room, _ = Room.create(code, "capitol", "Host", None, RoomSettings(timers=False))
     for i in range(1, players):
@@ -226,10 +235,7 @@ def test_a_read_overtaken_by_a_change_never_shows_an_older_room(redis_url: str, 
     older room would be refused as stale (the game stalled after a take-over before this was fixed)."""
 
     async def main() -> None:
-        a = RedisBackend(redis_url, prefix)
-        seen = Seen()
-        a.subscribe(seen)
-        await a.start(lambda code: True)
+        a, seen = await alone(redis_url, prefix)
         try:
             await a.insert(capitol_room("RRRRR"))
             await eventually(lambda: ("RRRRR", 1, False) in seen.events)  # its subscription's read
@@ -264,10 +270,7 @@ def test_a_change_is_pushed_once_when_its_announcement_beats_the_reply(redis_url
     every socket a second time."""
 
     async def main() -> None:
-        a = RedisBackend(redis_url, prefix)
-        seen = Seen()
-        a.subscribe(seen)
-        await a.start(lambda code: True)
+        a, seen = await alone(redis_url, prefix)
         try:
             await a.insert(capitol_room("SSSSS"))
             await eventually(lambda: ("SSSSS", 1, False) in seen.events)  # the subscription's read

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from conflictology.bots import Bot
@@ -380,12 +380,7 @@ class ISMCTSBot(Bot):
         r = reward[me]
         for n, options, chosen in path:
             stats = n.stats.setdefault(me, {})
-            for idx in options:
-                entry = stats.get(idx)
-                if entry is None:
-                    stats[idx] = [0, 0.0, 1]
-                else:
-                    entry[2] += 1
+            _mark_available(stats, options)
             entry = stats[chosen]
             entry[0] += 1
             entry[1] += r
@@ -458,13 +453,7 @@ class ISMCTSBot(Bot):
         reward = self._playout(state)
         for n, applied, options in path:
             for seat, idxs in options.items():
-                seat_stats = n.stats.setdefault(seat, {})
-                for idx in idxs:
-                    entry = seat_stats.get(idx)
-                    if entry is None:
-                        seat_stats[idx] = [0, 0.0, 1]
-                    else:
-                        entry[2] += 1
+                _mark_available(n.stats.setdefault(seat, {}), idxs)
             for seat, idx in applied:
                 if seat in options:
                     entry = n.stats[seat][idx]
@@ -622,6 +611,16 @@ def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
         return mean, 1.0
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     return mean, math.sqrt(var / n)
+
+
+def _mark_available(stats: dict[int, list[float]], options: Iterable[int]) -> None:
+    """Availability counts (Cowling et al.): each option legal in this walk's world was available."""
+    for idx in options:
+        entry = stats.get(idx)
+        if entry is None:
+            stats[idx] = [0, 0.0, 1]
+        else:
+            entry[2] += 1
 
 
 def _mean(entry: list[float] | tuple[int, float] | None) -> float:
