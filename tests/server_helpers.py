@@ -433,6 +433,9 @@ class ToyState(GameState):
         legal = self.legal_actions(seat)
         return {"type": "pass"} if self.phase == "response" else legal[0]
 
+    def decision_kind(self, seat: int) -> str:
+        return {"turn": "turn", "response": "response"}.get(self.phase, "choice")
+
 
 class ToyGame(Game):
     name = "toy"
