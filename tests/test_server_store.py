@@ -8,6 +8,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -118,3 +119,42 @@ def test_the_default_database_is_a_sqlite_file_in_the_user_data_directory(
     assert str(tmp_path) in url
     assert ServerConfig().resolved_db_url() == url
     assert ServerConfig(db_url="sqlite:///x.db").resolved_db_url() == "sqlite:///x.db"
+
+
+def test_the_batched_writer_retries_an_archive_a_few_times_then_gives_up(tmp_path: Path) -> None:
+    """A database that refuses an archive for a moment gets it on a later batch; one that always
+    refuses it costs a few attempts and a log line, never the server."""
+    import asyncio
+
+    from conflictology.server.config import ServerConfig
+    from conflictology.server.hub import Hub
+
+    store = Store(f"sqlite:///{tmp_path / 'retry.sqlite3'}")
+    hub = Hub(ServerConfig(), store)
+    real_archive = store.archive
+    refusals = {"flaky": 2, "broken": 10**6}
+    attempts: dict[str, int] = {}
+
+    def archive(record: dict[str, Any]) -> None:
+        attempts[record["id"]] = attempts.get(record["id"], 0) + 1
+        if attempts[record["id"]] <= refusals.get(record["id"], 0):
+            raise RuntimeError("database unavailable")
+        real_archive(record)
+
+    store.archive = archive  # type: ignore[method-assign]
+
+    async def main() -> None:
+        for game_id in ("flaky", "broken", "fine"):
+            hub._unarchived[game_id] = {
+                "id": game_id, "room": "ABCDE", "game": "capitol", "public": True, "finished": time.time()
+            }  # fmt: skip
+        for _ in range(8):
+            await hub.persist()
+
+    try:
+        asyncio.run(main())
+        assert attempts == {"flaky": 3, "broken": 5, "fine": 1}
+        assert store.get_game("flaky") is not None and store.get_game("fine") is not None
+        assert store.get_game("broken") is None and not hub._unarchived
+    finally:
+        store.close()
