@@ -289,3 +289,44 @@ def test_a_change_is_pushed_once_when_its_announcement_beats_the_reply(redis_url
             await a.stop()
 
     asyncio.run(main())
+
+
+def test_saves_ready_in_one_loop_turn_share_one_round_trip(redis_url: str, prefix: str) -> None:
+    """Group commit: changes to many rooms that are ready together go to Redis as one pipeline, each
+    still its own compare-and-set; every change lands once and is announced once."""
+
+    async def main() -> None:
+        a, seen = await alone(redis_url, prefix)
+        b, seen_b = await alone(redis_url, prefix)
+        codes = [f"G{i:04d}" for i in range(20)]
+        try:
+            for code in codes:
+                await a.insert(capitol_room(code))
+                await b.watch(code)
+            sends = 0
+            send = a._send
+
+            async def counted(batch: Any) -> None:
+                nonlocal sends
+                sends += 1
+                await send(batch)
+
+            a._send = counted  # type: ignore[method-assign]
+            await asyncio.gather(*(a.update(code, lambda r: r.past_games.append("g")) for code in codes))
+            assert sends == 1
+            for code in codes:
+                room = await b.get(code)
+                assert room is not None and room.version == 2 and room.past_games == ["g"]
+            await eventually(lambda: all((code, 2, False) in seen_b.events for code in codes))
+            assert sum(1 for e in seen.events if e[1] == 2) == len(codes)  # pushed once each, locally
+            # A stale save in the batch is refused on its own; the others land.
+            await b.update(codes[0], lambda r: r.past_games.append("b"))
+            a._cache[codes[0]].past_games.append("stale")  # as if A had not heard of B's change yet
+            await asyncio.gather(*(a.update(code, lambda r: r.past_games.append("h")) for code in codes[:5]))
+            room = await b.get(codes[0])
+            assert room is not None and room.past_games == ["g", "b", "h"] and a.conflicts >= 1
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())

@@ -6,7 +6,9 @@ safe across processes:
 - **State.** One hash per room, ``<prefix>room:<code>`` = {``v``: version, ``data``: snapshot JSON}.
   A change is applied to a copy of the room and saved by a Lua script only if the stored version is
   still the one the change started from (compare-and-set); otherwise the room is reloaded and the
-  change retried. Two processes can therefore never both apply a move to the same state.
+  change retried. Two processes can therefore never both apply a move to the same state. The saves
+  that become ready in one turn of the event loop are sent together, one pipelined round trip, each
+  still its own script (group commit).
 - **Announcements.** The same script publishes the new version on ``<prefix>ch:<code>``. A process
   subscribes to the channel of each room where it has sockets or which it owns, and only those
   (so with many processes each one hears about its own rooms, not about every change everywhere);
@@ -126,6 +128,10 @@ class RedisBackend(RoomBackend):
         # it waits on a connection, so cancel() alone may not stop a loop.
         self._running = False
         self.conflicts = 0  # version-check failures retried (for tests and benchmarks)
+        # Group commit: the saves that become ready in one turn of the event loop go to Redis in one
+        # pipelined round trip (each is still its own compare-and-set script).
+        self._batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]] = []
+        self._flushing: set[asyncio.Task[None]] = set()
 
     # ---- keys ------------------------------------------------------------------------------------
 
@@ -232,6 +238,45 @@ class RedisBackend(RoomBackend):
         v = await self.redis.hget(self._k_room(code), "v")
         return None if v is None else int(v)
 
+    async def _save(self, keys: list[str], args: list[Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._batch.append((keys, args, future))
+        if len(self._batch) == 1:
+            loop.call_soon(self._flush)
+        return await future
+
+    def _flush(self) -> None:
+        batch, self._batch = self._batch, []
+        task = asyncio.ensure_future(self._send(batch))
+        self._flushing.add(task)
+        task.add_done_callback(self._flushing.discard)
+
+    async def _send(self, batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]]) -> None:
+        try:
+            if len(batch) == 1:
+                keys, args, _ = batch[0]
+                results: list[Any] = [await self._update(keys=keys, args=args)]
+            else:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for keys, args, _ in batch:
+                        await self._update(keys=keys, args=args, client=pipe)
+                    results = await pipe.execute(raise_on_error=False)
+        except BaseException as exc:
+            for _, _, future in batch:
+                if not future.done():
+                    future.set_exception(exc if isinstance(exc, Exception) else RuntimeError("cancelled"))
+            if not isinstance(exc, Exception):
+                raise
+            return
+        for (_, _, future), result in zip(batch, results, strict=True):
+            if future.done():
+                continue
+            if isinstance(result, Exception):
+                future.set_exception(result)
+            else:
+                future.set_result(result)
+
     async def get(self, code: str) -> Room | None:
         return await self._load(code)
 
@@ -277,9 +322,8 @@ class RedisBackend(RoomBackend):
                 data = _encoder.encode(work.snapshot())
                 self._saving[code] = work.version
                 try:
-                    outcome = await self._update(
-                        keys=[self._k_room(code)],
-                        args=[base.version, work.version, data, self._channel(code)],
+                    outcome = await self._save(
+                        [self._k_room(code)], [base.version, work.version, data, self._channel(code)]
                     )
                 finally:
                     self._saving.pop(code, None)
