@@ -58,6 +58,11 @@ class Server:
         return httpx.Client(base_url=self.url, timeout=10)
 
 
+def auth(token: str) -> dict[str, str]:
+    """The header a seat's HTTP requests carry."""
+    return {"Authorization": f"Bearer {token}"}
+
+
 @contextlib.contextmanager
 def thread_server(tmp_path: Path, **overrides: Any) -> Iterator[Server]:
     """uvicorn in a thread of this process, on a free loopback port, with a SQLite file in tmp_path."""

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -213,18 +213,6 @@ def test_kuhn_calls_a_bet_with_the_king() -> None:
     assert visits["call"] > visits["fold"]
 
 
-def test_kuhn_decision_depends_only_on_the_view() -> None:
-    game = Kuhn()
-    # Seat 1 holds the Q in both; seat 0's hidden card differs (J or K) — seat 1 cannot know which.
-    decisions = set()
-    for deck in (["J", "Q", "K"], ["K", "Q", "J"]):
-        state = game.new_game(2, deck=deck)
-        state.apply(0, {"type": "bet"})
-        bot = ISMCTSBot(game, 1, seed=11, iterations=200)
-        decisions.add(json.dumps(bot.act(state.view(1), state.legal_actions(1))))
-        decisions.add(json.dumps(bot.last_root_stats, sort_keys=True))
-    assert len(decisions) == 2  # one action, one set of root statistics, for both worlds
-
 
 def test_flat_search_calls_with_the_king() -> None:
     """The flat search plays every world once per candidate: with the K a call wins every world,
@@ -238,17 +226,6 @@ def test_flat_search_calls_with_the_king() -> None:
     means = {game.action_table.action(i)["type"]: m for i, (_, m) in bot.last_root_stats.items()}
     assert means == {"call": 1.0, "fold": 0.0}
 
-
-def test_flat_search_decision_depends_only_on_the_view() -> None:
-    game = Kuhn()
-    decisions = set()
-    for deck in (["J", "Q", "K"], ["K", "Q", "J"]):
-        state = game.new_game(2, deck=deck)
-        state.apply(0, {"type": "bet"})
-        bot = FlatSearchBot(game, 1, seed=11, iterations=40)
-        decisions.add(json.dumps(bot.act(state.view(1), state.legal_actions(1))))
-        decisions.add(json.dumps(bot.last_root_stats, sort_keys=True))
-    assert len(decisions) == 2
 
 
 def test_simultaneous_moves_are_not_seen_by_the_other_seat() -> None:
@@ -373,14 +350,23 @@ def test_paired_tree_learns_the_searchers_later_decision() -> None:
         assert entry[2] >= entry[0]  # available at least as often as chosen
 
 
-def test_paired_search_is_reproducible_and_depends_only_on_the_view() -> None:
-    game = KuhnFold()
+@pytest.mark.parametrize(
+    ("make_game", "bot_class", "iterations"),
+    [(Kuhn, ISMCTSBot, 200), (Kuhn, FlatSearchBot, 40), (KuhnFold, ISMCTSBot, 40)],
+    ids=["ismcts", "flat", "paired"],
+)
+def test_a_decision_depends_only_on_the_view_and_the_seed(
+    make_game: Callable[[], Game], bot_class: type[ISMCTSBot], iterations: int
+) -> None:
+    """Seat 1 holds the Q in both deals; seat 0's hidden card differs (J or K) and seat 1 cannot know
+    which: the same action and the same root statistics, twice over under the same seed."""
+    game = make_game()
     decisions = set()
     for deck in (["J", "Q", "K"], ["K", "Q", "J"]):
         state = game.new_game(2, deck=deck)
         state.apply(0, {"type": "bet"})
         for _ in range(2):
-            bot = ISMCTSBot(game, 1, seed=11, iterations=40)
+            bot = bot_class(game, 1, seed=11, iterations=iterations)
             decisions.add(json.dumps(bot.act(state.view(1), state.legal_actions(1))))
             decisions.add(json.dumps(bot.last_root_stats, sort_keys=True))
-    assert len(decisions) == 2
+    assert len(decisions) == 2  # one action, one set of root statistics, for both worlds

@@ -9,27 +9,11 @@ from typing import Any
 
 import pytest
 
+from capitol_helpers import B, H, J, M, P, R, act, table
 from conflictology import IllegalAction, games
 from conflictology.engine import Rng
-from conflictology.games.capitol import GAME, CapitolState
-from conflictology.games.capitol.data import DECK, ROLES
-
-B, M, H, J, R, P = "banker", "mafia", "hacker", "judge", "reporter", "police"
-
-
-def table(
-    hands: list[list[str]], pile: list[str] | None = None, seed: int = 1, **options: Any
-) -> CapitolState:
-    deck = [c for h in hands for c in h] + list(pile or [])
-    rest = Counter(DECK)
-    rest.subtract(deck)
-    deck += [r for r in ROLES for _ in range(rest[r])]
-    return GAME.new_game(players=len(hands), seed=seed, options={"first_player": 0, **options}, deck=deck)
-
-
-def act(state: CapitolState, seat: int, kind: str, **fields: Any) -> None:
-    state.apply(seat, {"type": kind, **fields})
-
+from conflictology.games.capitol import GAME
+from conflictology.games.capitol.data import DECK
 
 # ---------------------------------------------------------------- the game description
 

@@ -4,24 +4,14 @@ changes nothing, and mutating what ``legal_actions`` returned never corrupts the
 from __future__ import annotations
 
 import random
-from collections import Counter
 from typing import Any
 
 import pytest
 
+from capitol_helpers import B, H, J, M, P, R, table
 from conflictology import IllegalAction
 from conflictology.games.capitol import GAME, CapitolState
-from conflictology.games.capitol.data import DECK, ROLES, TREASURY_TOTAL
-
-B, M, H, J, R, P = "banker", "mafia", "hacker", "judge", "reporter", "police"
-
-
-def table(hands: list[list[str]], seed: int = 1) -> CapitolState:
-    deck = [c for h in hands for c in h]
-    rest = Counter(DECK)
-    rest.subtract(deck)
-    deck += [r for r in ROLES for _ in range(rest[r])]
-    return GAME.new_game(players=len(hands), seed=seed, options={"first_player": 0}, deck=deck)
+from conflictology.games.capitol.data import TREASURY_TOTAL
 
 
 def conserved(state: CapitolState) -> bool:

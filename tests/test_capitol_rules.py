@@ -7,31 +7,13 @@ Each test is named after the rule or ruling it checks (``test_ruling_11_…``, `
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import pytest
 
+from capitol_helpers import B, H, J, M, P, R, act, table
 from conflictology import IllegalAction
 from conflictology.games.capitol import GAME, CapitolState
 from conflictology.games.capitol.data import DECK, ROLES
-
-B, M, H, J, R, P = "banker", "mafia", "hacker", "judge", "reporter", "police"
-
-
-def table(
-    hands: list[list[str]], pile: list[str] | None = None, seed: int = 1, **options: Any
-) -> CapitolState:
-    """A game where seat i holds ``hands[i]``; the deck starts with ``pile`` (top first), then the rest."""
-    deck = [c for h in hands for c in h] + list(pile or [])
-    rest = Counter(DECK)
-    rest.subtract(deck)
-    assert all(v >= 0 for v in rest.values()), "more than three copies of a role"
-    deck += [r for r in ROLES for _ in range(rest[r])]
-    return GAME.new_game(players=len(hands), seed=seed, options={"first_player": 0, **options}, deck=deck)
-
-
-def act(state: CapitolState, seat: int, kind: str, **fields: Any) -> None:
-    state.apply(seat, {"type": kind, **fields})
 
 
 def give(state: CapitolState, seat: int, amount: int) -> None:

@@ -11,25 +11,11 @@ from typing import Any
 
 import pytest
 
+from capitol_helpers import B, H, J, M, P, R, act, table
 from conflictology.engine import Rng
 from conflictology.games.capitol import GAME, CapitolState
-from conflictology.games.capitol.data import CLAIM, DECK, ROLES
+from conflictology.games.capitol.data import CLAIM
 from conflictology.games.capitol.state import public_honesty
-
-B, M, H, J, R, P = "banker", "mafia", "hacker", "judge", "reporter", "police"
-
-
-def table(hands: list[list[str]], seed: int = 1) -> CapitolState:
-    """Seat i holds ``hands[i]``; seat 0 plays first; the rest of the deck in role order."""
-    deck = [c for h in hands for c in h]
-    rest = Counter(DECK)
-    rest.subtract(deck)
-    deck += [r for r in ROLES for _ in range(rest[r])]
-    return GAME.new_game(players=len(hands), seed=seed, options={"first_player": 0}, deck=deck)
-
-
-def act(state: CapitolState, seat: int, kind: str, **fields: Any) -> None:
-    state.apply(seat, {"type": kind, **fields})
 
 
 def all_views(state: CapitolState) -> list[dict[str, Any]]:

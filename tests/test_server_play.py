@@ -14,6 +14,7 @@ import pytest
 from server_helpers import (
     Player,
     Server,
+    auth,
     check_no_leaks,
     make_table,
     play_randomly,
@@ -28,10 +29,6 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
     register_toy(monkeypatch)
     with thread_server(tmp_path, bot_delay=0.0) as srv:
         yield srv
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def game_record(server: Server, code: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from server_helpers import Player, Server, make_table, play_randomly, register_toy, start, thread_server
+from server_helpers import Player, Server, auth, make_table, play_randomly, register_toy, start, thread_server
 
 
 @pytest.fixture
@@ -19,10 +19,6 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
     register_toy(monkeypatch)
     with thread_server(tmp_path, bot_delay=0.0) as srv:
         yield srv
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def finish(server: Server, settings: dict[str, Any]) -> tuple[Any, Player, dict[str, Any]]:

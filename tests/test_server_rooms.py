@@ -12,7 +12,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 
 from conflictology.server.rooms import CODE_ALPHABET, CODE_LENGTH, RoomError, check_options_safe
-from server_helpers import Player, Server, make_table, register_toy, start, thread_server
+from server_helpers import Player, Server, auth, make_table, register_toy, start, thread_server
 
 
 @pytest.fixture(scope="module")
@@ -23,10 +23,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             tmp_path_factory.mktemp("rooms"), allow_origins=["https://friends.example"]
         ) as srv:
             yield srv
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def test_create_join_and_room_info_never_shows_a_token(server: Server) -> None:

@@ -7,20 +7,14 @@ import json
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Playwright, expect
 from typer.testing import CliRunner
 
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS, WebServer, join_by_link, launch_args, run_server, shot
+from browser_helpers import CHROMIUM, CHROMIUM_ARGS, WebServer, join_by_link, run_server, shot
 from conflictology.cli import app
 from conflictology.extension import build, check_no_inline_scripts, icon_png, normalize_server
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
-    return launch_args(browser_type_launch_args)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -20,7 +19,6 @@ from browser_helpers import (
     free_port,
     join_by_code,
     join_by_link,
-    launch_args,
     play_until_over,
     run_server,
     shot,
@@ -28,11 +26,6 @@ from browser_helpers import (
 )
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
-    return launch_args(browser_type_launch_args)
 
 
 @pytest.fixture(scope="module")

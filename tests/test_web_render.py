@@ -12,18 +12,13 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from browser_helpers import WebServer, launch_args, run_server
+from browser_helpers import WebServer, run_server
 from conflictology.games.capitol import GAME as CAPITOL
 from conflictology.games.conspiranoicos import GAME as CONSPIRANOICOS
 
 pytestmark = pytest.mark.browser
 
 DEFAULT_DECK = Path(__file__).parent.parent / "src/conflictology/games/conspiranoicos/decks/default.json"
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
-    return launch_args(browser_type_launch_args)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,15 @@
+"""Fixtures every test module shares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from browser_helpers import launch_args
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """pytest-playwright's launch arguments, pointed at Debian's Chromium (testing-recipes.md)."""
+    return launch_args(browser_type_launch_args)
