@@ -154,7 +154,10 @@ def decide(name: str, game: Game, state: GameState, seat: int, seed: int) -> Act
     return bot.act(state.view(seat), state.legal_actions(seat))
 
 
-@pytest.mark.parametrize("name", ["heuristic", "easy", "ismcts:iterations=40", "pimc:iterations=6"])
+# The search bots with the clock out of reach: only their iteration budgets end a decision.
+@pytest.mark.parametrize(
+    "name", ["heuristic", "easy", "ismcts:iterations=40:seconds=600", "pimc:iterations=6:seconds=600"]
+)
 def test_decisions_depend_only_on_what_the_seat_may_know(game: Game, name: str) -> None:
     """Two states that differ only in cards the seat cannot see get the same decision."""
     rng = Rng(3)
@@ -247,10 +250,10 @@ def test_capitol_ismcts_root_compares_the_heuristics_candidates() -> None:
     policy = CapitolSearch()
     for state, seat in capitol_turns(4, seed=21):
         view, legal = state.view(seat), state.legal_actions(seat)
-        bot = bots.make("ismcts:iterations=48", game, seat, seed=5)
+        bot = bots.make("ismcts:iterations=48:seconds=600", game, seat, seed=5)
         action = bot.act(view, legal)
         assert action in legal
-        twin = bots.make("ismcts:iterations=48", game, seat, seed=5)
+        twin = bots.make("ismcts:iterations=48:seconds=600", game, seat, seed=5)
         prior = policy.prior(twin, view, legal)  # the same helper seed as the bot's own
         cands = policy.candidates(twin, view, legal, prior)
         kinds = [a["type"] for a in cands]
@@ -261,7 +264,7 @@ def test_capitol_ismcts_root_compares_the_heuristics_candidates() -> None:
         visits = {v for v, _ in stats.values()}
         assert len(visits) == 1 and visits.pop() == bot.last_iterations // len(cands)
         # A margin nothing can clear: the heuristic's choice stands.
-        stubborn = bots.make("ismcts:iterations=48:margin=2", game, seat, seed=5)
+        stubborn = bots.make("ismcts:iterations=48:margin=2:seconds=600", game, seat, seed=5)
         assert stubborn.act(view, legal) == prior
 
 

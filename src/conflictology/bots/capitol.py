@@ -616,7 +616,7 @@ class CapitolSearch(SearchPolicy):
         self, bot: ISMCTSBot, view: View, legal: list[Action], prior: Action | None
     ) -> list[Action]:
         """One action per kind: where a kind takes a target, the target the heuristic would pick
-        (so a turn compares at most eight actions, not every target of every kind)."""
+        (so a turn compares one action per kind, at most nine, not every target of every kind)."""
         if len(legal) <= 3 or not any("target" in a for a in legal):
             return legal
         helper = self._helper(bot)

@@ -151,8 +151,8 @@ class ISMCTSBot(Bot):
     default none), ``exploration`` (the UCB constant; default 0.7), ``margin`` (how much better than
     the prior an override must be), and for the paired search ``paired`` (1/0; default the policy's),
     ``widen`` (visits before a later decision leaves the model's choice) and ``z`` (standard errors
-    on top of ``margin``). Tests use iteration budgets only, so a given seed and view always give the
-    same decision.
+    on top of ``margin``). Under an iteration budget alone (``seconds`` out of reach), a given seed
+    and view give the same decision.
     """
 
     name = "ismcts"
@@ -365,9 +365,10 @@ class ISMCTSBot(Bot):
                 if seat not in state.waiting_for():
                     continue  # e.g. a response window closed by an earlier seat's challenge
                 if seat == me:
-                    if own not in state.legal_action_indices(me):
+                    if state.legal_action_indices(me) != own_legal:
                         # An earlier seat moved the game on (a block opens a new window): the choice
-                        # is moot; the searcher decides again at the next step.
+                        # was for another decision, even where the same action is legal in the new
+                        # one (a pass), so it is moot; the searcher decides again at the next step.
                         path.pop()[0].visits -= 1
                         continue
                     state.apply_index(me, own)
@@ -530,11 +531,6 @@ class FlatSearchBot(ISMCTSBot):
 
     name = "pimc"
 
-    def __init__(self, game: Game, seat: int, seed: int | None = None, **params: Any) -> None:
-        super().__init__(game, seat, seed, **params)
-        #: how many standard errors of the paired difference an override must clear, on top of margin
-        self.params_z = float(params.get("z", 2.0))
-
     def act(self, view: View, legal: list[Action]) -> Action:
         if not legal:
             raise IllegalAction(f"seat {self.seat} has no legal action")
@@ -549,15 +545,20 @@ class FlatSearchBot(ISMCTSBot):
         cands = policy.candidates(self, view, legal, prior)
         if prior is not None and prior not in cands:
             cands = [prior, *cands]
+        self.last_iterations = 0
+        self.last_root_stats = {}
         if len(cands) == 1:
             return cands[0]
         budget = max(1, int(self.iterations * policy.prior_iterations(view, legal)))
         deadline = None if self.seconds is None else start + self.seconds
         draw = policy.sampler(self, view)
         results: list[list[float]] = [[] for _ in cands]
-        done = 0
-        while done < budget:
+        done = tries = 0
+        while done < budget and tries < 2 * budget:
+            tries += 1
             world = draw(self.rng)
+            # A state that carries its own table (Conspiranoicos with another deck file) is honoured.
+            self._table = getattr(world, "action_table", self.game.action_table)
             seed = self.rng.next64()
             row: list[float] = []
             for action in cands:
@@ -586,11 +587,8 @@ class FlatSearchBot(ISMCTSBot):
         p = cands.index(prior)
         if best == p:
             return prior
-        diffs = [b - a for b, a in zip(results[best], results[p], strict=True)]
-        mean = sum(diffs) / done
-        var = sum((d - mean) ** 2 for d in diffs) / max(1, done - 1)
-        noise = self.params_z * math.sqrt(var / done) if done > 1 else 1.0
-        return cands[best] if mean > self.prior_margin + noise else prior
+        mean, se = _paired(results[best], results[p])
+        return cands[best] if mean > self.prior_margin + self.params_z * se else prior
 
 
 def flat_factory(**defaults: Any) -> Callable[..., Bot]:

@@ -315,6 +315,8 @@ class CapitolState(GameState):
         )
 
     def decision_kind(self, seat: int) -> str:
+        """Ruling 19's three clocks: the player's turn, a response window (challenge or block), and
+        any other choice (a card to lose, return, keep or show, a Police peek)."""
         phase = self.phase
         if phase == TURN:
             return "turn"
