@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -320,13 +321,47 @@ def test_saves_ready_in_one_loop_turn_share_one_round_trip(redis_url: str, prefi
             await eventually(lambda: all((code, 2, False) in seen_b.events for code in codes))
             assert sum(1 for e in seen.events if e[1] == 2) == len(codes)  # pushed once each, locally
             # A stale save in the batch is refused on its own; the others land.
+            stale = a._cache[codes[0]].copy()  # A's room before B's change (version 2)
             await b.update(codes[0], lambda r: r.past_games.append("b"))
-            a._cache[codes[0]].past_games.append("stale")  # as if A had not heard of B's change yet
+            a._cache[codes[0]] = stale  # as if A had not heard of B's change yet
             await asyncio.gather(*(a.update(code, lambda r: r.past_games.append("h")) for code in codes[:5]))
             room = await b.get(codes[0])
             assert room is not None and room.past_games == ["g", "b", "h"] and a.conflicts >= 1
         finally:
             await a.stop()
             await b.stop()
+
+    asyncio.run(main())
+
+
+def test_a_save_landing_after_its_caller_was_cancelled_is_still_pushed(redis_url: str, prefix: str) -> None:
+    """A bot turn or a clock is cancelled while its save is on its way: the save lands, and its
+    announcement (skipped as this process's own) must not be the last word — the room is read again
+    and pushed, or its sockets and its clocks would stay a move behind."""
+
+    async def main() -> None:
+        a, seen = await alone(redis_url, prefix)
+        try:
+            await a.insert(capitol_room("CNCLD"))
+            await eventually(lambda: ("CNCLD", 1, False) in seen.events)
+            save = a._update
+            landed = asyncio.Event()
+
+            async def slow_reply(*args: Any, **kwargs: Any) -> Any:
+                result = await save(*args, **kwargs)  # in Redis, and announced
+                landed.set()
+                await asyncio.sleep(0.5)  # the caller is cancelled before the reply reaches it
+                return result
+
+            a._update = slow_reply  # type: ignore[assignment]
+            change = asyncio.create_task(a.update("CNCLD", lambda r: r.past_games.append("x")))
+            await landed.wait()
+            await asyncio.sleep(0.1)  # the announcement is read (and skipped as ours)
+            change.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await change
+            await eventually(lambda: any(e[:2] == ("CNCLD", 2) for e in seen.events), timeout=3)
+        finally:
+            await a.stop()
 
     asyncio.run(main())

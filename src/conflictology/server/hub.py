@@ -219,8 +219,14 @@ class Hub:
                 failed.append(record)
         return failed
 
-    def _requeue(self, failed: list[dict[str, Any]]) -> None:
+    def _requeue(self, records: list[dict[str, Any]], failed: list[dict[str, Any]], count: bool) -> None:
+        for record in records:
+            if record not in failed:
+                self._archive_failures.pop(record["id"], None)
         for record in failed:
+            if not count:  # a reader's flush: only the writer's own attempts count towards giving up
+                self._unarchived.setdefault(record["id"], record)
+                continue
             tries = self._archive_failures.get(record["id"], 0) + 1
             if tries < 5:  # a database that is down for a moment; a record it refuses is dropped
                 self._archive_failures[record["id"]] = tries
@@ -230,21 +236,23 @@ class Hub:
                 log.error("gave up archiving game %s", record["id"])
 
     def _write_pending(self) -> None:
-        self._requeue(self._write(self._take_snapshots(), self._take_records()))
+        records = self._take_records()
+        self._requeue(records, self._write(self._take_snapshots(), records), count=True)
 
-    async def persist(self) -> None:
+    async def persist(self, by_writer: bool = False) -> None:
         """Write what is pending (snapshots, finished games) now, off the event loop: readers of the
         archive call it first, so a game is listed as soon as it ends."""
         async with self._persist_lock:
             if not self._unsaved and not self._unarchived:
                 return
             snapshots, records = self._take_snapshots(), self._take_records()
-            self._requeue(await asyncio.to_thread(self._write, snapshots, records))
+            failed = await asyncio.to_thread(self._write, snapshots, records)
+            self._requeue(records, failed, count=by_writer)
 
     async def _write_forever(self) -> None:
         while True:
             await asyncio.sleep(self.config.snapshot_seconds)
-            await self.persist()
+            await self.persist(by_writer=True)
 
     # ---- connections -----------------------------------------------------------------------------
 

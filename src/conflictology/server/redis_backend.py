@@ -325,8 +325,15 @@ class RedisBackend(RoomBackend):
                     outcome = await self._save(
                         [self._k_room(code)], [base.version, work.version, data, self._channel(code)]
                     )
-                finally:
+                except BaseException:
+                    # Cancelled or failed while the save was on its way: it may have landed, and its
+                    # announcement been skipped as ours. Read the room again rather than guess.
                     self._saving.pop(code, None)
+                    self._cache.pop(code, None)
+                    if code in self._following:
+                        self._refresh(code, presence=False)
+                    raise
+                self._saving.pop(code, None)
                 if outcome == 0:
                     self._cache[code] = work
                     self._push(work, local=True)

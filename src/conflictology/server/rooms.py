@@ -619,7 +619,7 @@ class Room:
 
 
 def _decision_text(legal: list[Action]) -> str:
-    return _decision_encoder.encode({"legal": legal}).decode()  # the text action_key gave
+    return _decision_encoder.encode({"legal": legal}).decode()  # action_key's text (non-ASCII unescaped)
 
 
 _decision_encoder = msgspec.json.Encoder(order="sorted")
