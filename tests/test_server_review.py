@@ -233,6 +233,10 @@ def test_refused_handshakes_leave_no_error_in_the_log(
     from websockets.exceptions import InvalidStatus
 
     caplog.set_level(logging.INFO, logger="uvicorn.error")
+    # A control: what uvicorn's error logger writes reaches the capture.
+    logging.getLogger("uvicorn.error").error("control: this logger reaches the capture")
+    assert [r.getMessage() for r in caplog.records] == ["control: this logger reaches the capture"]
+    caplog.clear()
     table = make_table(server, "toy", humans=1, settings={"spectators": False})
     for code, token, status in (
         ("ZZZZZ", None, 404),
