@@ -3,6 +3,7 @@ changes nothing, and mutating what ``legal_actions`` returned never corrupts the
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -90,3 +91,14 @@ def test_random_games_with_mutated_copies_keep_money_and_cards() -> None:
                 a["target"] = seat
             state.apply(seat, choice)
             state.check_invariants()
+
+
+@pytest.mark.parametrize("entry", [["bluff", 0, "banker"], ["challenge", 1, 0, "banker"]])
+def test_a_save_whose_log_challenges_no_claim_is_refused_clearly(entry: list[Any]) -> None:
+    """A crafted save with a challenge or a caught bluff before any claim: a ValueError naming the
+    problem (what from_json promises for bad input), not an IndexError from deep inside."""
+    doc = json.loads(GAME.new_game(3, seed=1).to_json())
+    doc["log"] = [entry]
+    doc.pop("honesty")
+    with pytest.raises(ValueError, match="before any claim"):
+        GAME.from_json(json.dumps(doc))

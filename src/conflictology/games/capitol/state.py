@@ -806,6 +806,8 @@ def public_honesty(log: list[LogEntry]) -> list[bool]:
             action = e[2] if kind == "action" else None
         if kind == "block" or (kind == "action" and action in data.CLAIM):
             out.append(True)
+        elif kind in ("challenge", "bluff") and not out:
+            raise ValueError(f"malformed Capitol state: a {kind} before any claim")
         elif kind == "bluff":
             out[-1] = False  # a "bluff" entry follows the challenge of the latest claim
     return out
