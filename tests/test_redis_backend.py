@@ -304,6 +304,9 @@ def test_saves_ready_in_one_loop_turn_share_one_round_trip(redis_url: str, prefi
             for code in codes:
                 await a.insert(capitol_room(code))
                 await b.watch(code)
+            # A re-reads each room once when its subscription is acknowledged: let that settle first.
+            await eventually(lambda: all((code, 1, False) in seen.events for code in codes))
+            await eventually(lambda: not a._refreshing)
             sends = 0
             send = a._send
 
