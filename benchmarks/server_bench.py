@@ -28,6 +28,7 @@ from pathlib import Path
 import httpx
 
 from conflictology.server.loadtest import run_loadtest
+from conflictology.server.metrics import text_string_to_metric_families
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -48,6 +49,18 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def shared_stats(urls: list[str]) -> dict[str, float]:
+    """The Redis backend's counters summed over the servers (empty with rooms in memory)."""
+    total: dict[str, float] = {}
+    for url in urls:
+        with contextlib.suppress(httpx.HTTPError):
+            for family in text_string_to_metric_families(httpx.get(f"{url}/metrics", timeout=5).text):
+                if family.name.startswith("conflictology_shared_"):
+                    key = family.name.removeprefix("conflictology_shared_")
+                    total[key] = total.get(key, 0.0) + sum(s.value for s in family.samples)
+    return total
 
 
 def wait_healthy(url: str) -> None:
@@ -135,13 +148,23 @@ def main() -> None:
                 state["cpu0"] = sum(cpu_seconds(p.pid) for p in procs)
                 state["t0"] = time.monotonic()
                 state["rss_seated"] = sum(rss_mb(p.pid) for p in procs)
+                if redis_proc is not None:
+                    state["redis_cpu0"] = cpu_seconds(redis_proc.pid)
+            elif phase == "measured" and "cpu1" not in state:
+                # The window is over and the clients have not closed their sockets yet.
+                state["cpu1"] = sum(cpu_seconds(p.pid) for p in procs)
+                if redis_proc is not None:
+                    state["redis_cpu1"] = cpu_seconds(redis_proc.pid)
+                state["stats"] = shared_stats(urls)
 
         result = run_loadtest(
             urls, args.rooms, args.players, args.duration, game=args.game, think=args.think,
             workers=args.workers, progress=progress,
         )  # fmt: skip
         stop_sampling.set()
-        cpu = sum(cpu_seconds(p.pid) for p in procs) - state.get("cpu0", 0.0)
+        cpu = state.get("cpu1", sum(cpu_seconds(p.pid) for p in procs)) - state.get("cpu0", 0.0)
+        redis_cpu = state.get("redis_cpu1", 0.0) - state.get("redis_cpu0", 0.0)
+        stats = state.get("stats", {})
         rss_end = [rss_mb(p.pid) for p in procs]
         out = {
             "mode": args.mode,
@@ -153,6 +176,11 @@ def main() -> None:
             **result.as_dict(),
             "server_cpu_seconds": round(cpu, 1),
             "server_cpu_share": round(cpu / args.duration, 2),
+            "server_cpu_ms_per_action": round(cpu * 1000 / max(1, result.actions), 3),
+            "redis_cpu_seconds": round(redis_cpu, 2),
+            "saves_per_round_trip": (
+                round(stats["saves"] / trips, 2) if (trips := stats.get("save_round_trips")) else None
+            ),
             "rss_idle_mb": [round(x, 1) for x in idle],
             "rss_end_mb": [round(x, 1) for x in rss_end],
             "rss_samples": samples,

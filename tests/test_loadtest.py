@@ -29,10 +29,16 @@ def test_percentiles() -> None:
 def test_loadtest_against_one_server(tmp_path: Path) -> None:
     with thread_server(tmp_path, http_rate_per_second=0.0) as server:
         seen: list[str] = []
+        sockets_at_close: list[int] = []
+
+        def progress(phase: str, *_: object) -> None:
+            seen.append(phase)
+            if phase == "measured":
+                sockets_at_close.append(sum(len(c) for c in server.app.state.hub.connections.values()))
+
         result = run_loadtest(
-            [server.url], rooms=3, players=4, duration=3.0, think=0.02,
-            progress=lambda phase, *_: seen.append(phase),
-        )  # fmt: skip
+            [server.url], rooms=3, players=4, duration=3.0, think=0.02, progress=progress
+        )
         assert result.rooms == 3 and result.errors == 0 and result.reconnects == 0
         assert result.actions > 20
         assert 0 < result.p50_ms <= result.p95_ms <= result.p99_ms <= result.max_ms
@@ -40,6 +46,9 @@ def test_loadtest_against_one_server(tmp_path: Path) -> None:
         assert 0 < result.server_p50_ms <= result.server_p99_ms
         assert 0 <= result.loop_lag_p99_ms < math.inf
         assert "running" in seen
+        # The window closes (servers read, CPU taken) before any client says goodbye.
+        assert seen.count("measured") == 1 and seen.index("measured") > seen.index("running")
+        assert sockets_at_close == [12]
         # Every room was made on the server, and every game counted was archived there.
         hub = server.app.state.hub
         assert len(hub.backend._rooms) == 3

@@ -217,6 +217,14 @@ def test_a_dead_process_rooms_are_taken_over_and_its_presence_removed(redis_url:
             for task in a._tasks:
                 task.cancel()
             await eventually(lambda: b.owns("FFFFF"), timeout=10)
+            # The dead process no longer counts as following the room (its changes would be
+            # announced for nobody); B, its new owner, does.
+            followers: set[str] = set()
+            deadline = time.monotonic() + 10
+            while followers != {b.process} and time.monotonic() < deadline:
+                followers = {x.decode() for x in await b.redis.smembers(b._k_followers("FFFFF"))}
+                await asyncio.sleep(0.02)
+            assert followers == {b.process}
             # B announces the room to its own hub (to start its clocks) as a non-local change.
             await eventually(lambda: ("FFFFF", 1, False) in seen_b.events)
             presence = await b.redis.hkeys(b._k_presence("FFFFF"))
@@ -272,22 +280,27 @@ def test_a_change_is_pushed_once_when_its_announcement_beats_the_reply(redis_url
 
     async def main() -> None:
         a, seen = await alone(redis_url, prefix)
+        b, seen_b = await alone(redis_url, prefix)  # another follower: the change is announced
         try:
             await a.insert(capitol_room("SSSSS"))
+            await b.watch("SSSSS")
             await eventually(lambda: ("SSSSS", 1, False) in seen.events)  # the subscription's read
-            save = a._update
+            await eventually(lambda: ("SSSSS", 1, False) in seen_b.events)
+            send = a._send
 
-            async def slow_reply(*args: Any, **kwargs: Any) -> Any:
-                result = await save(*args, **kwargs)
+            async def slow_reply(batch: Any, load: bool = True) -> Any:
+                results = await send(batch, load)
                 await asyncio.sleep(0.2)  # the announcement is read meanwhile
-                return result
+                return results
 
-            a._update = slow_reply  # type: ignore[assignment]
+            a._send = slow_reply  # type: ignore[method-assign]
             await a.update("SSSSS", lambda r: r.past_games.append("once"))
+            await eventually(lambda: ("SSSSS", 2, False) in seen_b.events)  # it was announced
             await asyncio.sleep(0.2)
             assert [e for e in seen.events if e[1] == 2] == [("SSSSS", 2, True)]
         finally:
             await a.stop()
+            await b.stop()
 
     asyncio.run(main())
 
@@ -310,14 +323,19 @@ def test_saves_ready_in_one_loop_turn_share_one_round_trip(redis_url: str, prefi
             sends = 0
             send = a._send
 
-            async def counted(batch: Any) -> None:
+            async def counted(batch: Any, load: bool = True) -> Any:
                 nonlocal sends
                 sends += 1
-                await send(batch)
+                return await send(batch, load)
 
             a._send = counted  # type: ignore[method-assign]
+            before = a.stats()
             await asyncio.gather(*(a.update(code, lambda r: r.past_games.append("g")) for code in codes))
             assert sends == 1
+            # What /metrics shows: 20 saves, one round trip.
+            after = a.stats()
+            assert after["saves"] - before["saves"] == len(codes)
+            assert after["save_round_trips"] - before["save_round_trips"] == 1
             for code in codes:
                 room = await b.get(code)
                 assert room is not None and room.version == 2 and room.past_games == ["g"]
@@ -347,16 +365,16 @@ def test_a_save_landing_after_its_caller_was_cancelled_is_still_pushed(redis_url
         try:
             await a.insert(capitol_room("CNCLD"))
             await eventually(lambda: ("CNCLD", 1, False) in seen.events)
-            save = a._update
+            send = a._send
             landed = asyncio.Event()
 
-            async def slow_reply(*args: Any, **kwargs: Any) -> Any:
-                result = await save(*args, **kwargs)  # in Redis, and announced
+            async def slow_reply(batch: Any, load: bool = True) -> Any:
+                results = await send(batch, load)  # in Redis
                 landed.set()
                 await asyncio.sleep(0.5)  # the caller is cancelled before the reply reaches it
-                return result
+                return results
 
-            a._update = slow_reply  # type: ignore[assignment]
+            a._send = slow_reply  # type: ignore[method-assign]
             change = asyncio.create_task(a.update("CNCLD", lambda r: r.past_games.append("x")))
             await landed.wait()
             await asyncio.sleep(0.1)  # the announcement is read (and skipped as ours)
@@ -366,5 +384,148 @@ def test_a_save_landing_after_its_caller_was_cancelled_is_still_pushed(redis_url
             await eventually(lambda: any(e[:2] == ("CNCLD", 2) for e in seen.events), timeout=3)
         finally:
             await a.stop()
+
+    asyncio.run(main())
+
+
+def test_a_change_is_announced_only_when_another_process_follows_the_room(
+    redis_url: str, prefix: str
+) -> None:
+    """The writer pushes its own change itself; an announcement is for the other processes that
+    follow the room (sockets there, or its ownership), and goes out exactly when there is one."""
+
+    async def main() -> None:
+        a, _ = await alone(redis_url, prefix)
+        b, seen_b = await alone(redis_url, prefix)
+        listener = a.redis.pubsub()
+        try:
+            await a.insert(capitol_room("ANNCE"))
+            await listener.subscribe(a._channel("ANNCE"))  # a bystander: hears, but does not follow
+
+            async def heard() -> list[str]:
+                got = []
+                deadline = time.monotonic() + 0.3
+                while time.monotonic() < deadline:
+                    msg = await listener.get_message(timeout=0.05)
+                    if msg is not None and msg["type"] == "message":
+                        got.append(msg["data"].decode())
+                return got
+
+            await heard()  # the subscription's acknowledgement and the insert's announcement
+            await a.update("ANNCE", lambda r: r.past_games.append("alone"))
+            assert await heard() == []  # only A follows: nothing is published
+            await b.watch("ANNCE")
+            await eventually(lambda: ("ANNCE", 2, False) in seen_b.events)  # read when subscribed
+            await a.update("ANNCE", lambda r: r.past_games.append("watched"))
+            assert await heard() == ["3"]
+            await eventually(lambda: ("ANNCE", 3, False) in seen_b.events)
+            await b.update("ANNCE", lambda r: r.past_games.append("from b"))  # A follows: announced
+            assert await heard() == ["4"]
+            b._interested = lambda code: False
+            await b.unwatch("ANNCE")
+            await a.update("ANNCE", lambda r: r.past_games.append("alone again"))
+            assert await heard() == []
+            room = await a.get("ANNCE")
+            assert room is not None and room.version == 5
+            assert room.past_games == ["alone", "watched", "from b", "alone again"]
+        finally:
+            await listener.aclose()
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())
+
+
+def test_a_save_after_redis_forgot_its_scripts_still_lands(redis_url: str, prefix: str) -> None:
+    """A restarted Redis (or SCRIPT FLUSH) no longer knows the save script: it is loaded again and
+    the save goes through, once."""
+
+    async def main() -> None:
+        a, _ = await alone(redis_url, prefix)
+        try:
+            await a.insert(capitol_room("FLUSH"))
+            await a.update("FLUSH", lambda r: r.past_games.append("before"))
+            await a.redis.script_flush()
+            room, _ = await a.update("FLUSH", lambda r: r.past_games.append("after"))
+            assert room.version == 3
+            stored = await a.get("FLUSH")
+            assert stored is not None and stored.version == 3 and stored.past_games == ["before", "after"]
+        finally:
+            await a.stop()
+
+    asyncio.run(main())
+
+
+def test_a_lost_save_connection_is_replaced(redis_url: str, prefix: str) -> None:
+    """The connection that carries saves drops: the save in flight fails (its caller re-reads the
+    room), and the next one goes over a new connection."""
+
+    async def main() -> None:
+        a, _ = await alone(redis_url, prefix)
+        try:
+            await a.insert(capitol_room("LOSTC"))
+            await a.update("LOSTC", lambda r: r.past_games.append("one"))
+            assert a._saver is not None
+            await a._saver.send_command("CLIENT", "ID")
+            client_id = await a._saver.read_response()
+            await a.redis.client_kill_filter(_id=client_id)
+            room = None
+            for _ in range(3):  # the first try may fail on the dropped connection
+                with contextlib.suppress(Exception):
+                    room, _ = await a.update("LOSTC", lambda r: r.past_games.append("two"))
+                    break
+            assert room is not None and room.past_games == ["one", "two"]
+            stored = await a.get("LOSTC")
+            assert stored is not None and stored.past_games == ["one", "two"]
+        finally:
+            await a.stop()
+
+    asyncio.run(main())
+
+
+def test_a_refusal_on_a_stale_copy_is_checked_unless_the_move_is_stale_anyway(
+    redis_url: str, prefix: str
+) -> None:
+    """A change refused on the cached room may only be refused because the cache is behind: it is
+    tried again on the stored room. A move that answers an older state than even the cached one is
+    refused at once (a room's seq only grows), without a round trip to Redis."""
+
+    async def main() -> None:
+        a, b, _, _ = await pair(redis_url, prefix)
+        try:
+            await a.insert(capitol_room("STALE"))
+            room, _ = await a.update("STALE", lambda r: r.start(time.time(), seed=3))
+            old_seq = room.seq
+            seat = min(room.state.waiting_for())  # type: ignore[union-attr]
+            move = room.state.legal_actions(seat)[0]  # type: ignore[union-attr]
+            await a.update("STALE", lambda r: r.act(seat, move, old_seq, time.time()))
+            asked = 0
+            current_version = a._current_version
+
+            async def counted(code: str) -> int | None:
+                nonlocal asked
+                asked += 1
+                return await current_version(code)
+
+            a._current_version = counted  # type: ignore[method-assign]
+            with pytest.raises(RoomError) as err:
+                await a.update("STALE", lambda r: r.act(seat, move, old_seq, time.time()))
+            assert err.value.code == "stale" and asked == 0
+
+            # Now A's copy is behind B's change: a refusal on it is checked and the change retried.
+            stale_copy = a._cache["STALE"].copy()
+            await b.update("STALE", lambda r: r.past_games.append("b"))
+            a._cache["STALE"] = stale_copy
+
+            def needs_b(r: Room) -> None:
+                if not r.past_games:
+                    raise RoomError(409, "not_yet", "refused on a room without B's change")
+                r.past_games.append("a")
+
+            changed, _ = await a.update("STALE", needs_b)
+            assert asked == 1 and changed.past_games == ["b", "a"]
+        finally:
+            await a.stop()
+            await b.stop()
 
     asyncio.run(main())

@@ -94,6 +94,20 @@ def test_quantiles_are_read_back_from_histogram_buckets() -> None:
     assert metrics.quantile({0.1: 0.0, math.inf: 5.0}, 0.99) == 0.1
 
 
+def test_the_room_backend_counters_are_shown_as_counters() -> None:
+    """With --redis, /metrics carries the backend's saves and round trips (their ratio is the group
+    commit's batch size); with rooms in memory there are none."""
+    counts = {"saves": 12, "save_round_trips": 3, "save_conflicts": 1}
+    text = metrics.Metrics(lambda: 0, lambda: 0, lambda: dict(counts)).render().decode()
+    assert "# TYPE conflictology_shared_saves_total counter" in text
+    assert sample(text, "conflictology_shared_saves_total") == 12
+    assert sample(text, "conflictology_shared_save_round_trips_total") == 3
+    counts["saves"] = 20  # read afresh at each render
+    text = metrics.Metrics(lambda: 0, lambda: 0, lambda: dict(counts)).render().decode()
+    assert sample(text, "conflictology_shared_saves_total") == 20
+    assert "conflictology_shared" not in metrics.Metrics(lambda: 0, lambda: 0).render().decode()
+
+
 def test_serve_runs_full_garbage_collections_rarely(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Full collections stop the event loop for 100-300 ms at 1,000 rooms (benchmarks/server.md):
     `serve` makes them rare before it starts the server."""

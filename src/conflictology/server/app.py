@@ -166,6 +166,7 @@ class Api:
         self.metrics = Metrics(
             connections=lambda: sum(len(c) for c in hub.connections.values()),
             rooms=lambda: len(hub.connections),
+            backend_stats=hub.backend.stats,
         )
 
     async def _body(self, request: Request, kind: type[Any]) -> Any:

@@ -45,6 +45,11 @@ class RoomBackend(ABC):
     async def stop(self) -> None:  # noqa: B027 (optional hook)
         """Stop serving (this process's presence and rooms are handed over to the others)."""
 
+    def stats(self) -> dict[str, int]:
+        """Counters for ``/metrics`` (monotonic, per process); a shared backend says what its
+        round trips cost."""
+        return {}
+
     def owns(self, code: str) -> bool:
         """Whether this process runs the room's clocks, bot turns and grace periods (exactly one
         process does)."""

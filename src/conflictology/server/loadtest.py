@@ -353,7 +353,13 @@ class Worker:
         await asyncio.gather(*(one(r) for r in rooms))
         return rooms
 
-    async def run(self, ready: Callable[[], Any], report: Callable[[Counters], None], window: float) -> None:
+    async def run(
+        self,
+        ready: Callable[[], Any],
+        report: Callable[[Counters], None],
+        window: float,
+        closed: Callable[[], Any] | None = None,
+    ) -> None:
         rooms = await self.setup()
         seats = [Seat(self, room, i, token) for room in rooms for i, token in enumerate(room.tokens)]
         tasks = [asyncio.ensure_future(s.play()) for s in seats]
@@ -373,6 +379,9 @@ class Worker:
             await asyncio.sleep(min(0.5, max(0.0, end - time.monotonic())))
             report(self.counters)
         self.measuring = False
+        report(self.counters)
+        if closed is not None:
+            await closed()  # before the sockets close: the servers' teardown is not part of the window
         self.stopping = True
         for t in tasks + list(self._background):
             t.cancel()
@@ -380,7 +389,7 @@ class Worker:
         await self.http.aclose()
 
 
-def _worker_main(args: dict[str, Any], out: Any, go: Any) -> None:
+def _worker_main(args: dict[str, Any], out: Any, go: Any, measured: Any) -> None:
     """A client process: sets its rooms up, says ready, waits for the common start, measures."""
 
     async def main() -> None:
@@ -398,8 +407,12 @@ def _worker_main(args: dict[str, Any], out: Any, go: Any) -> None:
                 last[0] = now
                 out.put(("progress", (args["index"], c.actions, c.errors, c.reconnects)))
 
+        async def closed() -> None:
+            out.put(("closed", args["index"]))
+            await asyncio.to_thread(measured.wait, 60)  # the parent has read the servers
+
         try:
-            await worker.run(ready, report, args["window"])
+            await worker.run(ready, report, args["window"], closed)
         except Exception as exc:  # reported, not hidden: the parent prints it
             out.put(("failed", f"{type(exc).__name__}: {exc}"))
             return
@@ -428,6 +441,7 @@ def run_loadtest(
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     go = ctx.Event()
+    measured = ctx.Event()
     procs = []
     for w in range(workers):
         args = {
@@ -443,7 +457,7 @@ def run_loadtest(
             "window": duration,
             "index": w,
         }
-        p = ctx.Process(target=_worker_main, args=(args, out, go), daemon=True)
+        p = ctx.Process(target=_worker_main, args=(args, out, go, measured), daemon=True)
         p.start()
         procs.append(p)
     results: list[Counters] = []
@@ -452,6 +466,8 @@ def run_loadtest(
     latest: dict[int, tuple[int, int, int]] = {}
     started = None
     scraped: list[dict[str, metrics.Buckets]] | None = None
+    scraped_after: list[dict[str, metrics.Buckets]] | None = None
+    closed = 0
     try:
         while len(results) + len(failures) < workers:
             try:
@@ -468,11 +484,23 @@ def run_loadtest(
                     go.set()
             elif kind == "progress":
                 latest[payload[0]] = payload[1:]
+            elif kind == "closed":
+                closed += 1
+                if closed == workers:
+                    # Every window is over and no socket has closed yet: the servers' side is read
+                    # now, so the clients' goodbyes are not counted in it.
+                    scraped_after = _scrape(servers)
+                    if progress is not None:
+                        acts = sum(v[0] for v in latest.values())
+                        errs = sum(v[1] for v in latest.values())
+                        progress("measured", 1.0, acts, errs, sum(v[2] for v in latest.values()))
+                    measured.set()
             elif kind == "done":
                 results.append(payload)
             elif kind == "failed":
                 failures.append(payload)
                 go.set()
+                measured.set()
             if progress is not None:
                 if started is None:
                     progress("setup", ready / workers, 0, 0, 0)
@@ -493,7 +521,7 @@ def run_loadtest(
                 p.kill()
     if failures:
         raise RuntimeError("; ".join(failures))
-    server_side = _server_quantiles(scraped, _scrape(servers))
+    server_side = _server_quantiles(scraped, scraped_after if scraped_after is not None else _scrape(servers))
     lat = sorted(x for c in results for x in c.latencies)
     samples = [s for c in results for s in c.error_samples][:5]
     return LoadResult(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -27,7 +27,9 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.core import CounterMetricFamily, Metric
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.registry import Collector
 
 __all__ = ["Metrics", "difference", "histograms", "merge", "quantile", "text_string_to_metric_families"]
 
@@ -57,7 +59,12 @@ class Metrics:
     """One server process's metrics, in a registry of its own (so several apps can share a process
     in tests without mixing their numbers)."""
 
-    def __init__(self, connections: Callable[[], int], rooms: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        connections: Callable[[], int],
+        rooms: Callable[[], int],
+        backend_stats: Callable[[], dict[str, int]] = dict,
+    ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.action_seconds = Histogram(
             "conflictology_action_seconds",
@@ -85,6 +92,7 @@ class Metrics:
             registry=self.registry,
         )
         gauge.set_function(lambda: float(rooms()))
+        self.registry.register(_BackendCollector(backend_stats))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
@@ -94,6 +102,30 @@ class Metrics:
             start = time.perf_counter()
             await asyncio.sleep(LAG_INTERVAL)
             self.loop_lag_seconds.observe(max(0.0, time.perf_counter() - start - LAG_INTERVAL))
+
+
+_BACKEND_HELP = {
+    "saves": "Room changes saved to the shared backend",
+    "save_round_trips": "Round trips that carried those saves (several per trip when they coincide)",
+    "save_conflicts": "Saves refused by the version check (another process changed the room first)",
+}
+
+
+class _BackendCollector(Collector):
+    """The room backend's own counters, read when ``/metrics`` is rendered: with ``--redis``, saves
+    and the round trips that carried them (their ratio is the group commit's batch size), and the
+    version checks that failed and were retried."""
+
+    def __init__(self, stats: Callable[[], dict[str, int]]) -> None:
+        self.stats = stats
+
+    def collect(self) -> Iterator[Metric]:
+        for name, value in self.stats().items():
+            help_text = _BACKEND_HELP.get(name, name)
+            yield CounterMetricFamily(f"conflictology_shared_{name}", help_text, value=value)
+
+    def describe(self) -> Iterator[Metric]:
+        return iter(())  # names depend on the backend: described when collected
 
 
 # ---- reading them back (the load test) ------------------------------------------------------------

@@ -6,14 +6,17 @@ safe across processes:
 - **State.** One hash per room, ``<prefix>room:<code>`` = {``v``: version, ``data``: snapshot JSON}.
   A change is applied to a copy of the room and saved by a Lua script only if the stored version is
   still the one the change started from (compare-and-set); otherwise the room is reloaded and the
-  change retried. Two processes can therefore never both apply a move to the same state. The saves
-  that become ready in one turn of the event loop are sent together, one pipelined round trip, each
-  still its own script (group commit).
-- **Announcements.** The same script publishes the new version on ``<prefix>ch:<code>``. A process
-  subscribes to the channel of each room where it has sockets or which it owns, and only those
-  (so with many processes each one hears about its own rooms, not about every change everywhere);
-  on each announcement it re-reads the room and pushes fresh views. When a subscription is
-  acknowledged the room is re-read once, so a change made while it was being set up is not missed.
+  change retried. Two processes can therefore never both apply a move to the same state. Saves go
+  over one connection of their own, one batch at a time: the saves that become ready while a batch
+  is on its way are sent together as the next one, one pipelined round trip, each still its own
+  script (group commit).
+- **Announcements.** A process *follows* each room where it has sockets or which it owns, and only
+  those (so with many processes each one hears about its own rooms, not about every change
+  everywhere): it adds itself to ``<prefix>followers:<code>`` and subscribes to ``<prefix>ch:<code>``.
+  The save script publishes the new version there when a process other than the writer follows the
+  room; on an announcement a process re-reads the room and pushes fresh views. When a subscription
+  is acknowledged the room is re-read once, so a change made while it was being set up is not
+  missed.
 - **Presence.** Which seats have a socket open, per process: ``<prefix>presence:<code>`` holds a
   field ``<process>|<seat id>`` per connected seat; ``p<process>`` is published when it changes.
 - **Ownership (the lease).** ``<prefix>owner:<code>`` names the one process that runs the room's
@@ -34,8 +37,11 @@ import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import hiredis
 import msgspec
 import redis.asyncio as aioredis
+from redis.asyncio.connection import AbstractConnection
+from redis.exceptions import NoScriptError, ResponseError
 
 from conflictology.server.backend import RoomBackend
 from conflictology.server.rooms import Room, RoomError
@@ -54,14 +60,19 @@ redis.call('PUBLISH', ARGV[4], '1')
 return 1
 """
 
-# KEYS: room hash. ARGV: expected version, new version, snapshot, channel.
+# KEYS: room hash, the room's followers. ARGV: expected version, new version, snapshot, channel, process.
 # Returns 0 when saved, -1 when the room is gone, else the version actually stored (a conflict).
+# The change is announced only when some process other than the one that made it follows the room:
+# the writer pushes its own change itself, and hearing it back would cost it a read per move.
 _UPDATE = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 if tonumber(v) ~= tonumber(ARGV[1]) then return tonumber(v) end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
-redis.call('PUBLISH', ARGV[4], ARGV[2])
+local n = redis.call('SCARD', KEYS[2])
+if n > 1 or (n == 1 and redis.call('SISMEMBER', KEYS[2], ARGV[5]) == 0) then
+  redis.call('PUBLISH', ARGV[4], ARGV[2])
+end
 return 0
 """
 
@@ -128,10 +139,14 @@ class RedisBackend(RoomBackend):
         # it waits on a connection, so cancel() alone may not stop a loop.
         self._running = False
         self.conflicts = 0  # version-check failures retried (for tests and benchmarks)
-        # Group commit: the saves that become ready in one turn of the event loop go to Redis in one
-        # pipelined round trip (each is still its own compare-and-set script).
+        self.saves = 0
+        self.save_round_trips = 0
+        # Group commit: saves queue here while the batch before them is on its way, then go to Redis
+        # together in one pipelined round trip (each still its own compare-and-set script), over a
+        # connection kept for saves (the pool's bookkeeping cost as much as the round trip).
         self._batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]] = []
-        self._flushing: set[asyncio.Task[None]] = set()
+        self._sender: asyncio.Task[None] | None = None
+        self._saver: AbstractConnection | None = None
 
     # ---- keys ------------------------------------------------------------------------------------
 
@@ -149,6 +164,12 @@ class RedisBackend(RoomBackend):
 
     def _k_procrooms(self, process: str) -> str:
         return f"{self.prefix}procrooms:{process}"
+
+    def _k_followers(self, code: str) -> str:
+        return f"{self.prefix}followers:{code}"
+
+    def _k_follows(self, process: str) -> str:
+        return f"{self.prefix}follows:{process}"
 
     def _channel(self, code: str) -> str:
         return f"{self.prefix}ch:{code}"
@@ -183,6 +204,9 @@ class RedisBackend(RoomBackend):
 
     async def stop(self) -> None:
         self._running = False
+        if self._sender is not None:
+            # Saves already on their way are let finish: their callers are told what happened.
+            await asyncio.wait([self._sender], timeout=5)
         for task in self._tasks + list(self._refreshing.values()):
             task.cancel()
         if self._tasks:
@@ -197,6 +221,11 @@ class RedisBackend(RoomBackend):
                     pipe.delete(self._k_owner(code))
                 await pipe.execute()
         self._owned.clear()
+        self._following.clear()
+        if self._saver is not None:
+            saver, self._saver = self._saver, None
+            with contextlib.suppress(Exception):
+                await self.redis.connection_pool.release(saver)
         if self._pubsub is not None:
             with contextlib.suppress(Exception):
                 await self._pubsub.aclose()
@@ -239,43 +268,78 @@ class RedisBackend(RoomBackend):
         return None if v is None else int(v)
 
     async def _save(self, keys: list[str], args: list[Any]) -> Any:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._batch.append((keys, args, future))
-        if len(self._batch) == 1:
-            loop.call_soon(self._flush)
+        if self._sender is None:
+            # Starts after the current turn of the loop: the saves ready in it all join the batch.
+            self._sender = asyncio.create_task(self._send_batches())
         return await future
 
-    def _flush(self) -> None:
-        batch, self._batch = self._batch, []
-        task = asyncio.ensure_future(self._send(batch))
-        self._flushing.add(task)
-        task.add_done_callback(self._flushing.discard)
-
-    async def _send(self, batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]]) -> None:
+    async def _send_batches(self) -> None:
+        """Send the queued saves, one batch at a time, until none is left."""
         try:
-            if len(batch) == 1:
-                keys, args, _ = batch[0]
-                results: list[Any] = [await self._update(keys=keys, args=args)]
-            else:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for keys, args, _ in batch:
-                        await self._update(keys=keys, args=args, client=pipe)
-                    results = await pipe.execute(raise_on_error=False)
-        except BaseException as exc:
-            for _, _, future in batch:
+            while self._batch:
+                batch, self._batch = self._batch, []
+                try:
+                    results = await self._send([(keys, args) for keys, args, _ in batch])
+                except BaseException as exc:
+                    # The batch may or may not have landed: each caller re-reads its room.
+                    failure = exc if isinstance(exc, Exception) else RuntimeError("the save was interrupted")
+                    for _, _, future in batch:
+                        if not future.done():
+                            future.set_exception(failure)
+                    if not isinstance(exc, Exception):
+                        raise
+                    continue
+                for (_, _, future), result in zip(batch, results, strict=True):
+                    if future.done():  # its caller was cancelled
+                        continue
+                    if isinstance(result, Exception):
+                        future.set_exception(result)
+                    else:
+                        future.set_result(result)
+        finally:
+            self._sender = None
+            for _, _, future in self._batch if not self._running else []:
                 if not future.done():
-                    future.set_exception(exc if isinstance(exc, Exception) else RuntimeError("cancelled"))
-            if not isinstance(exc, Exception):
-                raise
-            return
-        for (_, _, future), result in zip(batch, results, strict=True):
-            if future.done():
-                continue
-            if isinstance(result, Exception):
-                future.set_exception(result)
-            else:
-                future.set_result(result)
+                    future.set_exception(RuntimeError("the server is stopping"))
+
+    async def _send(self, batch: list[tuple[list[str], list[Any]]], load: bool = True) -> list[Any]:
+        """One round trip: each save's script, pipelined on the save connection; returns each
+        script's reply, or the error Redis answered it with."""
+        conn = self._saver
+        if conn is None:
+            conn = self._saver = await self.redis.connection_pool.get_connection()  # type: ignore[no-untyped-call]
+        sha = self._update.sha
+        packed = b"".join(
+            hiredis.pack_command(("EVALSHA", sha, len(keys), *keys, *args)) for keys, args in batch
+        )
+        self.saves += len(batch)
+        self.save_round_trips += 1
+        results: list[Any] = []
+        try:
+            await conn.send_packed_command(packed, check_health=False)
+            for _ in batch:
+                try:
+                    results.append(await conn.read_response())
+                except ResponseError as exc:  # read in full: the replies after it are still in step
+                    results.append(exc)
+        except BaseException:
+            # Lost or interrupted half-way: this connection's replies are out of step; start afresh.
+            self._saver = None
+            with contextlib.suppress(Exception):
+                await conn.disconnect()
+            with contextlib.suppress(Exception):
+                await self.redis.connection_pool.release(conn)
+            raise
+        missing = [i for i, r in enumerate(results) if isinstance(r, NoScriptError)]
+        if missing and load:
+            # Redis restarted or its scripts were flushed: load the script and send those again.
+            await self.redis.script_load(_UPDATE)
+            again = await self._send([batch[i] for i in missing], load=False)
+            for i, result in zip(missing, again, strict=True):
+                results[i] = result
+        return results
 
     async def get(self, code: str) -> Room | None:
         return await self._load(code)
@@ -312,8 +376,10 @@ class RedisBackend(RoomBackend):
                 try:
                     # A RoomError leaves nothing changed: the copy is dropped, nothing is saved.
                     result = change(work)
-                except RoomError:
-                    if verified or await self._current_version(code) == base.version:
+                except RoomError as exc:
+                    # A move answering an older state than even this copy's is refused whatever
+                    # newer version Redis holds (a room's seq only grows): no need to ask.
+                    if verified or exc.code == "stale" or await self._current_version(code) == base.version:
                         raise
                     self._cache.pop(code, None)
                     continue
@@ -323,7 +389,8 @@ class RedisBackend(RoomBackend):
                 self._saving[code] = work.version
                 try:
                     outcome = await self._save(
-                        [self._k_room(code)], [base.version, work.version, data, self._channel(code)]
+                        [self._k_room(code), self._k_followers(code)],
+                        [base.version, work.version, data, self._channel(code), self.process],
                     )
                 except BaseException:
                     # Cancelled or failed while the save was on its way: it may have landed, and its
@@ -350,7 +417,9 @@ class RedisBackend(RoomBackend):
 
     async def delete(self, code: str) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.delete(self._k_room(code), self._k_owner(code), self._k_presence(code))
+            pipe.delete(
+                self._k_room(code), self._k_owner(code), self._k_presence(code), self._k_followers(code)
+            )
             pipe.srem(f"{self.prefix}rooms", code)
             await pipe.execute()
         self._cache.pop(code, None)
@@ -372,6 +441,12 @@ class RedisBackend(RoomBackend):
         if code in self._following or self._pubsub is None:
             return
         self._following.add(code)
+        # Listed as a follower first, then subscribed: a change saved in between is announced but
+        # may not be heard, and the re-read at the subscription's acknowledgement catches it.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(self._k_followers(code), self.process)
+            pipe.sadd(self._k_follows(self.process), code)
+            await pipe.execute()
         await self._pubsub.subscribe(self._channel(code))
 
     async def _unfollow(self, code: str) -> None:
@@ -382,6 +457,10 @@ class RedisBackend(RoomBackend):
         self._cache.pop(code, None)
         self._remote.pop(code, None)
         self._pushed.pop(code, None)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.srem(self._k_followers(code), self.process)
+            pipe.srem(self._k_follows(self.process), code)
+            await pipe.execute()
         if self._pubsub is not None:
             await self._pubsub.unsubscribe(self._channel(code))
 
@@ -392,6 +471,13 @@ class RedisBackend(RoomBackend):
 
     def owns(self, code: str) -> bool:
         return code in self._owned
+
+    def stats(self) -> dict[str, int]:
+        return {
+            "saves": self.saves,
+            "save_round_trips": self.save_round_trips,
+            "save_conflicts": self.conflicts,
+        }
 
     def remote_seats(self, code: str) -> set[str]:
         return self._remote.get(code, set())
@@ -552,7 +638,7 @@ class RedisBackend(RoomBackend):
         return taken
 
     async def _reap(self, process: str) -> None:
-        """Remove a gone process's presence and tell each of its rooms."""
+        """Remove a gone process's presence (and tell each of its rooms) and its follows."""
         rooms = [_text(c) for c in await self.redis.smembers(self._k_procrooms(process))]
         for code in rooms:
             keys = await self.redis.hkeys(self._k_presence(code))
@@ -562,7 +648,10 @@ class RedisBackend(RoomBackend):
                     pipe.hdel(self._k_presence(code), *fields)
                 pipe.publish(self._channel(code), f"p{process}")
                 await pipe.execute()
+        followed = [_text(c) for c in await self.redis.smembers(self._k_follows(process))]
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.delete(self._k_procrooms(process))
+            for code in followed:
+                pipe.srem(self._k_followers(code), process)
+            pipe.delete(self._k_procrooms(process), self._k_follows(process))
             pipe.srem(f"{self.prefix}procs", process)
             await pipe.execute()
