@@ -336,3 +336,26 @@ def test_serve_refuses_a_redis_that_does_not_answer() -> None:
     result = CliRunner().invoke(app, ["serve", "--port", str(free_port()), "--redis", url])
     assert result.exit_code == 2
     assert "no Redis answers" in result.output and "secret" not in result.output
+
+
+def test_a_working_copy_of_a_room_shares_nothing_a_change_touches() -> None:
+    """A shared backend changes a copy of the room and keeps the original until the save lands: a
+    change to the copy must leave the original exactly as it was."""
+    from conflictology.server.protocol import RoomSettings
+    from conflictology.server.rooms import Room
+
+    room, _ = Room.create("COPYY", "capitol", "Host", None, RoomSettings(timers=False))
+    room.join("Guest")
+    room.start(time.time(), seed=5)
+    before = room.snapshot()
+    work = room.copy()
+    assert work.snapshot() == before and work is not room
+    seat = min(work.state.waiting_for())  # type: ignore[union-attr]
+    work.act(seat, work.state.legal_actions(seat)[0], work.seq, time.time())  # type: ignore[union-attr]
+    work.seats[1].afk = True
+    work.seats.append(work.seats[0])
+    work.options["first_player"] = 1
+    work.past_games.append("g")
+    work.decision[9] = "x"
+    assert room.snapshot() == before
+    assert work.snapshot() != before
