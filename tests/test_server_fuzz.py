@@ -93,8 +93,8 @@ def test_bad_messages_get_an_error_and_change_nothing(
     before = snapshot(fx)
     if who < 3 and isinstance(message, dict) and message.get("type") == "act":
         legal = before[1][who][2]
-        # A legal action quoting the current seq (or none) would rightly change the game.
-        if message.get("action") in legal and message.get("seq", before[1][who][0]) == before[1][who][0]:
+        # A legal action quoting the current seq (or none, or null) would rightly change the game.
+        if message.get("action") in legal and message.get("seq") in (None, before[1][who][0]):
             return
     text = json.dumps(message)
     if as_bytes:
@@ -159,3 +159,43 @@ def test_oversized_and_flooding_messages_are_refused(tmp_path: Path) -> None:
         again = Player(srv, t.code, t.tokens[0], 0)
         assert again.wait_for(lambda m: m["type"] == "state")["seq"] == first["seq"]
         again.close()
+
+
+def test_a_request_cut_off_half_way_logs_no_error_and_changes_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client that hangs up before its body arrives (a closed tab, a cancelled request) is not a
+    server error: nothing is logged as one, nothing changes, and the server goes on serving."""
+    import logging
+    import socket
+    import time
+    from urllib.parse import urlparse
+
+    with thread_server(tmp_path) as server:
+        table = make_table(server, "capitol", humans=2)
+        # uvicorn's loggers do not propagate to the root logger: listen on them directly.
+        watched = [logging.getLogger(name) for name in ("uvicorn.error", "uvicorn", "conflictology")]
+        for logger in watched:
+            logger.addHandler(caplog.handler)
+        caplog.set_level(logging.INFO)
+        logging.getLogger("uvicorn.error").error("control")  # what the server logs reaches the capture
+        assert "control" in [r.getMessage() for r in caplog.records]
+        caplog.clear()
+        address = urlparse(server.url)
+        with socket.create_connection((address.hostname, address.port)) as raw:
+            raw.sendall(
+                (
+                    f"POST /api/rooms/{table.code}/start HTTP/1.1\r\nHost: {address.netloc}\r\n"
+                    f"Authorization: Bearer {table.tokens[0]}\r\nContent-Type: application/json\r\n"
+                    "Content-Length: 100\r\n\r\n{"
+                ).encode()
+            )
+            time.sleep(0.3)  # the server is reading the body
+        time.sleep(0.3)
+        errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+        for logger in watched:
+            logger.removeHandler(caplog.handler)
+        assert errors == []
+        with server.http() as http:
+            room = http.get(f"/api/rooms/{table.code}").json()
+        assert room["status"] == "lobby"

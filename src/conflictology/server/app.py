@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -173,11 +173,18 @@ class Api:
         # Read the stream ourselves so a body without Content-Length cannot grow without bound.
         chunks: list[bytes] = []
         size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > self.config.max_body_bytes:
-                raise RoomError(413, "too_large", f"bodies are limited to {self.config.max_body_bytes} bytes")
-            chunks.append(chunk)
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > self.config.max_body_bytes:
+                    raise RoomError(
+                        413, "too_large", f"bodies are limited to {self.config.max_body_bytes} bytes"
+                    )
+                chunks.append(chunk)
+        except ClientDisconnect:
+            # The client hung up half-way (a closed tab, a cancelled request): nothing to do, and
+            # nothing to log as a server error.
+            raise RoomError(400, "client_gone", "the connection closed before the request was read") from None
         data = b"".join(chunks)
         try:
             return protocol.decode_body(data, kind)

@@ -340,7 +340,14 @@ class Worker:
     def spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._background.discard(task)
+        if not task.cancelled():
+            # A send on a socket that closed meanwhile fails: expected, and counted elsewhere (the
+            # seat reconnects); read here so asyncio does not report it as never retrieved.
+            task.exception()
 
     async def setup(self) -> list[RoomRun]:
         rooms = [RoomRun(self, i % len(self.servers), self.game) for i in self.room_ids]

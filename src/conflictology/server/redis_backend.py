@@ -300,9 +300,11 @@ class RedisBackend(RoomBackend):
                         future.set_result(result)
         finally:
             self._sender = None
-            for _, _, future in self._batch if not self._running else []:
+            # Only when this task was stopped (cancelled) half-way: whoever waits must not wait forever.
+            left, self._batch = self._batch, []
+            for _, _, future in left:
                 if not future.done():
-                    future.set_exception(RuntimeError("the server is stopping"))
+                    future.set_exception(RuntimeError("the save was interrupted"))
 
     async def _send(self, batch: list[tuple[list[str], list[Any]]], load: bool = True) -> list[Any]:
         """One round trip: each save's script, pipelined on the save connection; returns each
