@@ -250,18 +250,18 @@ def test_a_read_overtaken_by_a_change_never_shows_an_older_room(redis_url: str, 
             await eventually(lambda: ("RRRRR", 1, False) in seen.events)  # its subscription's read
             await eventually(lambda: not a._refreshing)
             a._cache.clear()  # as after an announcement from another process: the next read goes to Redis
-            original = a.redis.hmget
+            original = a._read
             raced = False
 
-            async def read_then_change_lands(*args: Any, **kwargs: Any) -> Any:
+            async def read_then_change_lands(code: str) -> Any:
                 nonlocal raced
-                result = await original(*args, **kwargs)  # the snapshot at version 1 is on its way
+                result = await original(code)  # the snapshot at version 1 is on its way
                 if not raced:
                     raced = True
                     await a.update("RRRRR", lambda r: r.past_games.append("landed"))
                 return result
 
-            a.redis.hmget = read_then_change_lands  # type: ignore[method-assign]
+            a._read = read_then_change_lands  # type: ignore[method-assign]
             room = await a.get("RRRRR")
             assert raced
             assert room is not None and room.version == 2 and room.past_games == ["landed"]
@@ -524,6 +524,61 @@ def test_a_refusal_on_a_stale_copy_is_checked_unless_the_move_is_stale_anyway(
 
             changed, _ = await a.update("STALE", needs_b)
             assert asked == 1 and changed.past_games == ["b", "a"]
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())
+
+
+def test_the_log_is_kept_beside_the_snapshot_and_read_back_whole(redis_url: str, prefix: str) -> None:
+    """A save carries the moves it adds, not the whole game: the log lives in a list next to the
+    room. Another process reads the room back identical (log, initial state, game), a rematch starts
+    a new log, and a change refused by the version check appends nothing."""
+
+    async def main() -> None:
+        a, b, _, _ = await pair(redis_url, prefix)
+        try:
+            await a.insert(capitol_room("LOGGD"))
+            room, _ = await a.update("LOGGD", lambda r: r.start(time.time(), seed=11))
+            for _ in range(12):
+                assert room.state is not None
+                if room.state.is_over():
+                    break
+                seat = min(room.state.waiting_for())
+                move = room.state.legal_actions(seat)[0]
+                seq = room.seq
+                room, _ = await a.update(
+                    "LOGGD", lambda r, s=seat, m=move, q=seq: r.act(s, m, q, time.time())
+                )
+            moves = len(room.actions)
+            assert moves >= 5
+            records = await a.redis.lrange(a._k_log("LOGGD"), 0, -1)
+            assert len(records) == moves  # one record per move, each appended once
+            data = await a.redis.hget(a._k_room("LOGGD"), "data")
+            assert b'"actions"' not in data and len(data) < 4000
+            read = await b.get("LOGGD")
+            assert read is not None and read.snapshot() == room.snapshot()
+            # A stale save (B's copy is behind) is refused by the version check: nothing appended.
+            stale = read.copy()
+            await a.update("LOGGD", lambda r: r.past_games.append("a"))
+            b._cache["LOGGD"] = stale
+            await b.update("LOGGD", lambda r: r.past_games.append("b"))
+            assert b.conflicts == 1
+            assert await a.redis.llen(a._k_log("LOGGD")) == moves
+            # A new game starts a new log and a new initial state.
+            first_initial = room.initial_json
+
+            def end_and_start_again(r: Room) -> None:
+                r.status = RoomStatus.OVER
+                r.rematch()
+                r.start(time.time(), seed=12)
+
+            again, _ = await a.update("LOGGD", end_and_start_again)
+            assert again.actions == [] and again.initial_json != first_initial
+            assert await a.redis.llen(a._k_log("LOGGD")) == 0
+            read = await b.get("LOGGD")
+            assert read is not None and read.snapshot() == again.snapshot()
         finally:
             await a.stop()
             await b.stop()

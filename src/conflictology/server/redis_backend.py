@@ -3,7 +3,10 @@
 The same four steps as the in-memory backend — load → change → save with version → notify — made
 safe across processes:
 
-- **State.** One hash per room, ``<prefix>room:<code>`` = {``v``: version, ``data``: snapshot JSON}.
+- **State.** One hash per room, ``<prefix>room:<code>`` = {``v``: version, ``data``: the room's
+  snapshot JSON without its action log, ``initial``: the game's starting state}, and the action log
+  as a list, ``<prefix>log:<code>`` (one JSON record per move): a save carries the new state and
+  the moves it adds, not the whole game again.
   A change is applied to a copy of the room and saved by a Lua script only if the stored version is
   still the one the change started from (compare-and-set); otherwise the room is reloaded and the
   change retried. Two processes can therefore never both apply a move to the same state. Saves go
@@ -50,17 +53,22 @@ log = logging.getLogger("conflictology.server")
 
 T = TypeVar("T")
 
-# KEYS: room hash, room set, owner key. ARGV: code, snapshot, process, channel.
+# KEYS: room hash, room set, owner key, log. ARGV: code, snapshot, process, channel, initial state,
+# then the log's records.
 _INSERT = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'v', '1', 'data', ARGV[2])
+redis.call('HSET', KEYS[1], 'v', '1', 'data', ARGV[2], 'initial', ARGV[5])
+redis.call('DEL', KEYS[4])
+if #ARGV > 5 then redis.call('RPUSH', KEYS[4], unpack(ARGV, 6)) end
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('SET', KEYS[3], ARGV[3])
 redis.call('PUBLISH', ARGV[4], '1')
 return 1
 """
 
-# KEYS: room hash, the room's followers. ARGV: expected version, new version, snapshot, channel, process.
+# KEYS: room hash, the room's followers, log. ARGV: expected version, new version, snapshot, channel,
+# process, '1' when a new log starts (a new game, or none) with this initial state, the initial
+# state, then the records to append to the log.
 # Returns 0 when saved, -1 when the room is gone, else the version actually stored (a conflict).
 # The change is announced only when some process other than the one that made it follows the room:
 # the writer pushes its own change itself, and hearing it back would cost it a read per move.
@@ -69,6 +77,11 @@ local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 if tonumber(v) ~= tonumber(ARGV[1]) then return tonumber(v) end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
+if ARGV[6] == '1' then
+  redis.call('HSET', KEYS[1], 'initial', ARGV[7])
+  redis.call('DEL', KEYS[3])
+end
+if #ARGV > 7 then redis.call('RPUSH', KEYS[3], unpack(ARGV, 8)) end
 local n = redis.call('SCARD', KEYS[2])
 if n > 1 or (n == 1 and redis.call('SISMEMBER', KEYS[2], ARGV[5]) == 0) then
   redis.call('PUBLISH', ARGV[4], ARGV[2])
@@ -88,6 +101,26 @@ return 0
 """
 
 _encoder = msgspec.json.Encoder()
+
+
+def _without_log(room: Room) -> bytes:
+    """The room's snapshot without what the log key and the ``initial`` field hold."""
+    snapshot = room.snapshot()
+    del snapshot["actions"], snapshot["initial"]
+    return _encoder.encode(snapshot)
+
+
+def _log_change(base: Room, work: Room) -> tuple[bool, list[bytes]]:
+    """What a save does to the stored log: whether it starts a new one, and the records to append."""
+    kept = len(base.actions)
+    # Within one game the log only grows (and the copy shares the records it kept).
+    same_game = (
+        work.game_id == base.game_id
+        and len(work.actions) >= kept
+        and (kept == 0 or work.actions[kept - 1] is base.actions[kept - 1])
+    )
+    new = work.actions[kept:] if same_game else work.actions
+    return not same_game, [_encoder.encode(record) for record in new]
 
 
 def _text(value: bytes | str) -> str:
@@ -164,6 +197,9 @@ class RedisBackend(RoomBackend):
 
     def _k_procrooms(self, process: str) -> str:
         return f"{self.prefix}procrooms:{process}"
+
+    def _k_log(self, code: str) -> str:
+        return f"{self.prefix}log:{code}"
 
     def _k_followers(self, code: str) -> str:
         return f"{self.prefix}followers:{code}"
@@ -245,15 +281,27 @@ class RedisBackend(RoomBackend):
             v = await self.redis.hget(self._k_room(code), "v")
             if v is not None and int(v) == cached.version:
                 return self._newest(code, cached)
-        v, data = await self.redis.hmget(self._k_room(code), ["v", "data"])
+        v, data, initial, records = await self._read(code)
         if v is None or data is None:
             self._cache.pop(code, None)
             return None
-        room = Room.restore(msgspec.json.decode(data))
+        snapshot = msgspec.json.decode(data)
+        snapshot["initial"] = _text(initial) if initial else None
+        snapshot["actions"] = [msgspec.json.decode(r) for r in records]
+        room = Room.restore(snapshot)
         room.version = int(v)
         room = self._newest(code, room)
         self._cache[code] = room
         return room
+
+    async def _read(self, code: str) -> tuple[Any, Any, Any, list[bytes]]:
+        """The stored version, snapshot, initial state and log, read together (one transaction, so
+        all four are of the same version)."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hmget(self._k_room(code), ["v", "data", "initial"])
+            pipe.lrange(self._k_log(code), 0, -1)
+            (v, data, initial), records = await pipe.execute()
+        return v, data, initial, records
 
     def _push(self, room: Room, local: bool) -> None:
         self._pushed[room.code] = max(room.version, self._pushed.get(room.code, 0))
@@ -349,9 +397,11 @@ class RedisBackend(RoomBackend):
     async def insert(self, room: Room) -> bool:
         room.version = 1
         room.updated = time.time()
-        data = _encoder.encode(room.snapshot())
-        keys = [self._k_room(room.code), f"{self.prefix}rooms", self._k_owner(room.code)]
-        ok = await self._insert(keys=keys, args=[room.code, data, self.process, self._channel(room.code)])
+        code = room.code
+        keys = [self._k_room(code), f"{self.prefix}rooms", self._k_owner(code), self._k_log(code)]
+        args: list[str | bytes] = [code, _without_log(room), self.process, self._channel(code)]
+        args += [room.initial_json or "", *(_encoder.encode(record) for record in room.actions)]
+        ok = await self._insert(keys=keys, args=args)
         if not ok:
             return False
         self._owned.add(room.code)
@@ -387,12 +437,21 @@ class RedisBackend(RoomBackend):
                     continue
                 work.version = base.version + 1
                 work.updated = time.time()
-                data = _encoder.encode(work.snapshot())
+                restart, records = _log_change(base, work)
                 self._saving[code] = work.version
                 try:
                     outcome = await self._save(
-                        [self._k_room(code), self._k_followers(code)],
-                        [base.version, work.version, data, self._channel(code), self.process],
+                        [self._k_room(code), self._k_followers(code), self._k_log(code)],
+                        [
+                            base.version,
+                            work.version,
+                            _without_log(work),
+                            self._channel(code),
+                            self.process,
+                            "1" if restart else "0",
+                            (work.initial_json or "") if restart else "",
+                            *records,
+                        ],
                     )
                 except BaseException:
                     # Cancelled or failed while the save was on its way: it may have landed, and its
@@ -420,7 +479,11 @@ class RedisBackend(RoomBackend):
     async def delete(self, code: str) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(
-                self._k_room(code), self._k_owner(code), self._k_presence(code), self._k_followers(code)
+                self._k_room(code),
+                self._k_owner(code),
+                self._k_presence(code),
+                self._k_followers(code),
+                self._k_log(code),
             )
             pipe.srem(f"{self.prefix}rooms", code)
             await pipe.execute()
