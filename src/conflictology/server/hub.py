@@ -89,6 +89,9 @@ class Hub:
         # Per room: named tasks ("timer", "bot:<seat>", "grace:<seat id>") and the seq a bot task answers.
         self.tasks: dict[str, dict[str, tuple[asyncio.Task[None], int]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
+        # Rooms whose seats are being given back to players connected here (see _reclaim).
+        self._reclaiming: set[str] = set()
+        self._side_tasks: set[asyncio.Task[None]] = set()
         self._archived: set[str] = set()
         # Rooms changed since the last snapshot write, and finished games not yet archived: the
         # batched writer takes both off the event loop (a database write there stalls every room).
@@ -140,6 +143,8 @@ class Hub:
             for task, _ in tasks.values():
                 task.cancel()
         self.tasks.clear()
+        for side in list(self._side_tasks):
+            side.cancel()
         for conns in self.connections.values():
             for conn in conns:
                 conn.close()
@@ -184,8 +189,43 @@ class Hub:
             # A room taken over from a process that died between saving the last move and archiving
             # the game: its new owner archives it (the store ignores a game it already holds).
             self._queue_archive(room)
+        if not local:
+            self._reclaim(room)
         self.broadcast(room)
         self._schedule(room)
+
+    def _reclaim(self, room: Room) -> None:
+        """Another process marked a seat away while its player has a socket open here: the grace
+        period ended on the room's owner just as the player came back through this process, before
+        the owner heard of it. The seat is given back at once (as on reconnecting)."""
+        if room.status is not RoomStatus.PLAYING or room.code in self._reclaiming:
+            return
+        here = {c.seat_id for c in self.connections.get(room.code, ()) if c.seat_id and not c.closed}
+        if not any(s.afk and s.id in here for s in room.seats):
+            return
+        code = room.code
+        self._reclaiming.add(code)
+
+        def back(r: Room) -> None:
+            present = {c.seat_id for c in self.connections.get(code, ()) if c.seat_id and not c.closed}
+            away = [s for s in r.seats if s.afk and s.id in present]
+            if r.status is not RoomStatus.PLAYING or not away:
+                raise RoomError(409, "no_change", "no seat to give back")
+            for seat in away:
+                seat.afk = False
+
+        async def give_back() -> None:
+            try:
+                with contextlib.suppress(RoomError):
+                    await self.change(code, back)
+            except Exception:
+                log.exception("could not give room %s's seats back to their players", code)
+            finally:
+                self._reclaiming.discard(code)
+
+        task = asyncio.ensure_future(give_back())
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
 
     def _queue_archive(self, room: Room) -> None:
         assert room.game_id is not None
