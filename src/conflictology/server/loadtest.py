@@ -508,7 +508,7 @@ def run_loadtest(
                 failures.append(payload)
                 go.set()
                 measured.set()
-            if progress is not None:
+            if progress is not None and closed < workers:  # (after "measured", nothing more)
                 if started is None:
                     progress("setup", ready / workers, 0, 0, 0)
                 else:

@@ -27,7 +27,9 @@ safe across processes:
   a short expiry) refreshed; when an owner's key has expired, the first process to notice takes the
   room over by a compare-and-set on the owner key, and removes the dead process's presence. Scheduled
   work still quotes the room's ``seq`` and goes through the version check, so even during a
-  take-over a clock or a bot turn is applied at most once.
+  take-over a clock or a bot turn is applied at most once. A process taken for dead too soon (its
+  event loop stalled past the lease) finds at its next heartbeat that it was reaped, lists its
+  follows and presence again and publishes ``r<process>``, so the others count its seats again.
 """
 
 from __future__ import annotations
@@ -44,7 +46,9 @@ import hiredis
 import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from conflictology.server.backend import RoomBackend
 from conflictology.server.rooms import Room, RoomError
@@ -57,9 +61,9 @@ T = TypeVar("T")
 # then the log's records.
 _INSERT = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'v', '1', 'data', ARGV[2], 'initial', ARGV[5])
 redis.call('DEL', KEYS[4])
-if #ARGV > 5 then redis.call('RPUSH', KEYS[4], unpack(ARGV, 6)) end
+for i = 6, #ARGV, 1000 do redis.call('RPUSH', KEYS[4], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
+redis.call('HSET', KEYS[1], 'v', '1', 'data', ARGV[2], 'initial', ARGV[5])
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('SET', KEYS[3], ARGV[3])
 redis.call('PUBLISH', ARGV[4], '1')
@@ -68,7 +72,7 @@ return 1
 
 # KEYS: room hash, the room's followers, log. ARGV: expected version, new version, snapshot, channel,
 # process, '1' when a new log starts (a new game, or none) with this initial state, the initial
-# state, then the records to append to the log.
+# state, then the records to append to the log (in chunks: Lua's unpack has a limit).
 # Returns 0 when saved, -1 when the room is gone, else the version actually stored (a conflict).
 # The change is announced only when some process other than the one that made it follows the room:
 # the writer pushes its own change itself, and hearing it back would cost it a read per move.
@@ -76,12 +80,12 @@ _UPDATE = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 if tonumber(v) ~= tonumber(ARGV[1]) then return tonumber(v) end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
 if ARGV[6] == '1' then
-  redis.call('HSET', KEYS[1], 'initial', ARGV[7])
   redis.call('DEL', KEYS[3])
+  redis.call('HSET', KEYS[1], 'initial', ARGV[7])
 end
-if #ARGV > 7 then redis.call('RPUSH', KEYS[3], unpack(ARGV, 8)) end
+for i = 8, #ARGV, 1000 do redis.call('RPUSH', KEYS[3], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
 local n = redis.call('SCARD', KEYS[2])
 if n > 1 or (n == 1 and redis.call('SISMEMBER', KEYS[2], ARGV[5]) == 0) then
   redis.call('PUBLISH', ARGV[4], ARGV[2])
@@ -167,6 +171,13 @@ class RedisBackend(RoomBackend):
         self._pubsub: Any = None
         # Room channels this process is subscribed to (rooms with sockets here, or owned here).
         self._following: set[str] = set()
+        # Following and unfollowing take turns: each waits on Redis, and a quick unfollow-then-follow
+        # whose steps crossed would leave the process subscribed to nothing while it thinks it follows.
+        self._membership = asyncio.Lock()
+        self._inline_logs: set[str] = set()
+        # Seats connected through this process, per room (presence to restore after a reaping).
+        self._present: dict[str, set[str]] = {}
+        self._registered = False
         self._tasks: list[asyncio.Task[None]] = []
         # The loops also check this flag: redis-py can swallow a cancellation that arrives while
         # it waits on a connection, so cancel() alone may not stop a loop.
@@ -242,7 +253,11 @@ class RedisBackend(RoomBackend):
         self._running = False
         if self._sender is not None:
             # Saves already on their way are let finish: their callers are told what happened.
-            await asyncio.wait([self._sender], timeout=5)
+            sender = self._sender
+            await asyncio.wait([sender], timeout=5)
+            if not sender.done():
+                sender.cancel()
+                await asyncio.wait([sender], timeout=1)
         for task in self._tasks + list(self._refreshing.values()):
             task.cancel()
         if self._tasks:
@@ -286,8 +301,13 @@ class RedisBackend(RoomBackend):
             self._cache.pop(code, None)
             return None
         snapshot = msgspec.json.decode(data)
-        snapshot["initial"] = _text(initial) if initial else None
-        snapshot["actions"] = [msgspec.json.decode(r) for r in records]
+        if "actions" in snapshot and not records:
+            # Saved by an earlier version, with the log inside the snapshot: the next save writes
+            # the whole log to the list.
+            self._inline_logs.add(code)
+        else:
+            snapshot["initial"] = _text(initial) if initial else None
+            snapshot["actions"] = [msgspec.json.decode(r) for r in records]
         room = Room.restore(snapshot)
         room.version = int(v)
         room = self._newest(code, room)
@@ -328,6 +348,8 @@ class RedisBackend(RoomBackend):
         try:
             while self._batch:
                 batch, self._batch = self._batch, []
+                self.saves += len(batch)
+                self.save_round_trips += 1
                 try:
                     results = await self._send([(keys, args) for keys, args, _ in batch])
                 except BaseException as exc:
@@ -364,8 +386,6 @@ class RedisBackend(RoomBackend):
         packed = b"".join(
             hiredis.pack_command(("EVALSHA", sha, len(keys), *keys, *args)) for keys, args in batch
         )
-        self.saves += len(batch)
-        self.save_round_trips += 1
         results: list[Any] = []
         try:
             await conn.send_packed_command(packed, check_health=False)
@@ -438,6 +458,8 @@ class RedisBackend(RoomBackend):
                 work.version = base.version + 1
                 work.updated = time.time()
                 restart, records = _log_change(base, work)
+                if code in self._inline_logs:
+                    restart, records = True, [_encoder.encode(r) for r in work.actions]
                 self._saving[code] = work.version
                 try:
                     outcome = await self._save(
@@ -453,16 +475,22 @@ class RedisBackend(RoomBackend):
                             *records,
                         ],
                     )
-                except BaseException:
+                except BaseException as exc:
                     # Cancelled or failed while the save was on its way: it may have landed, and its
-                    # announcement been skipped as ours. Read the room again rather than guess.
+                    # announcement (if any) been skipped as ours. Read the room again rather than guess.
                     self._saving.pop(code, None)
                     self._cache.pop(code, None)
+                    if (
+                        isinstance(exc, RedisConnectionError | RedisTimeoutError)
+                        and await self._current_version(code) == base.version
+                    ):
+                        continue  # the connection dropped before the save landed: try it again
                     if code in self._following:
                         self._refresh(code, presence=False)
                     raise
                 self._saving.pop(code, None)
                 if outcome == 0:
+                    self._inline_logs.discard(code)
                     self._cache[code] = work
                     self._push(work, local=True)
                     return work, result
@@ -506,13 +534,16 @@ class RedisBackend(RoomBackend):
         if code in self._following or self._pubsub is None:
             return
         self._following.add(code)
-        # Listed as a follower first, then subscribed: a change saved in between is announced but
-        # may not be heard, and the re-read at the subscription's acknowledgement catches it.
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.sadd(self._k_followers(code), self.process)
-            pipe.sadd(self._k_follows(self.process), code)
-            await pipe.execute()
-        await self._pubsub.subscribe(self._channel(code))
+        async with self._membership:
+            if code not in self._following:
+                return  # let go again meanwhile
+            # Listed as a follower first, then subscribed: a change saved in between is announced
+            # but may not be heard, and the re-read at the subscription's acknowledgement catches it.
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.sadd(self._k_followers(code), self.process)
+                pipe.sadd(self._k_follows(self.process), code)
+                await pipe.execute()
+            await self._pubsub.subscribe(self._channel(code))
 
     async def _unfollow(self, code: str) -> None:
         if code not in self._following or code in self._owned or self._interested(code):
@@ -522,12 +553,15 @@ class RedisBackend(RoomBackend):
         self._cache.pop(code, None)
         self._remote.pop(code, None)
         self._pushed.pop(code, None)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.srem(self._k_followers(code), self.process)
-            pipe.srem(self._k_follows(self.process), code)
-            await pipe.execute()
-        if self._pubsub is not None:
-            await self._pubsub.unsubscribe(self._channel(code))
+        async with self._membership:
+            if code in self._following:
+                return  # followed again meanwhile
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.srem(self._k_followers(code), self.process)
+                pipe.srem(self._k_follows(self.process), code)
+                await pipe.execute()
+            if self._pubsub is not None:
+                await self._pubsub.unsubscribe(self._channel(code))
 
     async def codes(self) -> list[str]:
         return sorted(_text(c) for c in await self.redis.smembers(f"{self.prefix}rooms"))
@@ -548,6 +582,14 @@ class RedisBackend(RoomBackend):
         return self._remote.get(code, set())
 
     async def presence(self, code: str, seat_id: str, online: bool) -> None:
+        if online:
+            self._present.setdefault(code, set()).add(seat_id)
+        else:
+            seats = self._present.get(code)
+            if seats is not None:
+                seats.discard(seat_id)
+                if not seats:
+                    del self._present[code]
         field = f"{self.process}|{seat_id}"
         async with self.redis.pipeline(transaction=False) as pipe:
             if online:
@@ -600,9 +642,11 @@ class RedisBackend(RoomBackend):
             if kind != "message":
                 continue
             data = _text(msg["data"])
-            presence = data.startswith("p")
+            presence = data.startswith(("p", "r"))
             if presence and data[1:] == self.process:
                 continue  # our own socket opened or closed: this process has already pushed it
+            if data.startswith("r"):
+                self._dead.discard(data[1:])
             if not presence:
                 version = int(data)
                 if version <= self._pushed.get(code, 0) or version == self._saving.get(code):
@@ -651,6 +695,27 @@ class RedisBackend(RoomBackend):
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.set(self._k_alive(self.process), "1", px=int(self.lease_seconds * 1000))
             pipe.sadd(f"{self.prefix}procs", self.process)
+            _, added = await pipe.execute()
+        if added and self._registered:
+            await self._register_again()
+        self._registered = True
+
+    async def _register_again(self) -> None:
+        """This process was taken for dead (its event loop stalled past the lease) and reaped: its
+        follows and its sockets' presence were removed. Put them back; the rooms it owned have been
+        taken over, and the next housekeeping pass drops them from ``_owned``."""
+        log.warning("process %s was taken for dead (its lease expired); registering again", self.process)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for code in self._following:
+                pipe.sadd(self._k_followers(code), self.process)
+                pipe.sadd(self._k_follows(self.process), code)
+            for code, seats in self._present.items():
+                for seat_id in seats:
+                    pipe.hset(self._k_presence(code), f"{self.process}|{seat_id}", "1")
+                pipe.sadd(self._k_procrooms(self.process), code)
+            for code in self._following:
+                # "r": back from the dead — the others stop ignoring its presence and read it again.
+                pipe.publish(self._channel(code), f"r{self.process}")
             await pipe.execute()
 
     async def _housekeeping_forever(self) -> None:
@@ -671,6 +736,7 @@ class RedisBackend(RoomBackend):
         alive_flags = await self.redis.mget([self._k_alive(p) for p in procs]) if procs else []
         alive = {p for p, flag in zip(procs, alive_flags, strict=True) if flag is not None}
         alive.add(self.process)
+        self._dead -= alive  # one taken for dead too soon, now heartbeating again
         for process in procs:
             if process not in alive:
                 self._dead.add(process)
