@@ -695,3 +695,49 @@ def test_a_room_stored_with_its_log_inside_the_snapshot_is_read_and_converted(
             await b.stop()
 
     asyncio.run(main())
+
+
+def test_a_listing_reads_every_room_in_one_round_trip_and_caches_none(redis_url: str, prefix: str) -> None:
+    """GET /api/rooms and a live game's lookup read every room: in one pipelined round trip, without
+    the logs, and without filling the cache of a process that does not follow those rooms."""
+
+    async def main() -> None:
+        a, _ = await alone(redis_url, prefix)
+        b, _ = await alone(redis_url, prefix)
+        try:
+            for i in range(5):
+                await a.insert(capitol_room(f"LIST{i}"))
+            await a.update("LIST2", lambda r: r.start(time.time(), seed=2))
+            sends = 0
+            execute = type(b.redis.pipeline()).execute
+
+            async def counted(pipe: Any, *args: Any, **kwargs: Any) -> Any:
+                nonlocal sends
+                sends += 1
+                return await execute(pipe, *args, **kwargs)
+
+            original = b.redis.pipeline
+
+            def pipeline(*args: Any, **kwargs: Any) -> Any:
+                pipe = original(*args, **kwargs)
+                pipe.execute = lambda *x, **k: counted(pipe, *x, **k)
+                return pipe
+
+            b.redis.pipeline = pipeline  # type: ignore[method-assign]
+            rooms = await b.summaries()
+            assert sends == 1
+            assert [r.code for r in rooms] == [f"LIST{i}" for i in range(5)]
+            playing = rooms[2]
+            stored = await a.get("LIST2")
+            assert stored is not None and playing.version == stored.version
+            assert playing.status is RoomStatus.PLAYING and playing.game_id == stored.game_id
+            assert playing.state is not None and playing.state.to_json() == stored.state.to_json()  # type: ignore[union-attr]
+            assert b._cache == {}
+            # The process that holds a room gives its own (current) copy.
+            mine = await a.summaries()
+            assert mine[2] is a._cache["LIST2"]
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())

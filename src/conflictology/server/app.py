@@ -246,9 +246,8 @@ class Api:
 
     async def list_rooms(self, request: Request) -> Response:
         rooms = []
-        for code in await self.hub.backend.codes():
-            room = await self.hub.backend.get(code)
-            if room is not None and room.settings.public and room.status is not RoomStatus.OVER:
+        for room in await self.hub.backend.summaries():
+            if room.settings.public and room.status is not RoomStatus.OVER:
                 rooms.append(room.info(self.hub.connected_seats(room)))
         return JSONResponse({"rooms": rooms})
 
@@ -358,9 +357,8 @@ class Api:
                     "final_views": [final.view(i) for i in range(len(record["players"]))],
                 }
             )
-        for code in await self.hub.backend.codes():
-            room = await self.hub.backend.get(code)
-            if room is not None and room.game_id == game_id and room.state is not None:
+        for room in await self.hub.backend.summaries():
+            if room.game_id == game_id and room.state is not None:
                 if not room.settings.spectators and room.status is RoomStatus.PLAYING:
                     # The live public view is what a spectator sees: refused like the spectator socket.
                     raise RoomError(403, "no_spectators", "this room has no spectators")

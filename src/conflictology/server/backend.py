@@ -86,6 +86,16 @@ class RoomBackend(ABC):
     @abstractmethod
     async def codes(self) -> list[str]: ...
 
+    async def summaries(self) -> list[Room]:
+        """Every room as it is now, to read what a listing shows (seats, settings, status, the
+        game's state); a shared backend may leave the action log out. Never change these."""
+        rooms = []
+        for code in await self.codes():
+            room = await self.get(code)
+            if room is not None:
+                rooms.append(room)
+        return rooms
+
     def load(self, room: Room) -> None:
         """Put a restored room back (at startup) without counting it as a change."""
         raise NotImplementedError

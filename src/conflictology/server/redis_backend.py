@@ -566,6 +566,32 @@ class RedisBackend(RoomBackend):
     async def codes(self) -> list[str]:
         return sorted(_text(c) for c in await self.redis.smembers(f"{self.prefix}rooms"))
 
+    async def summaries(self) -> list[Room]:
+        # One round trip for all rooms, without their logs (a listing does not show them), and not
+        # cached: a room this process does not follow would go stale in the cache.
+        codes = await self.codes()
+        if not codes:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for code in codes:
+                pipe.hmget(self._k_room(code), ["v", "data"])
+            stored = await pipe.execute()
+        rooms = []
+        for code, (v, data) in zip(codes, stored, strict=True):
+            if v is None or data is None:
+                continue  # deleted meanwhile
+            cached = self._cache.get(code)
+            if cached is not None and cached.version >= int(v):
+                rooms.append(cached)
+                continue
+            snapshot = msgspec.json.decode(data)
+            snapshot.setdefault("actions", [])
+            snapshot.setdefault("initial", None)
+            room = Room.restore(snapshot)
+            room.version = int(v)
+            rooms.append(room)
+        return rooms
+
     # ---- presence and ownership ------------------------------------------------------------------
 
     def owns(self, code: str) -> bool:
