@@ -163,3 +163,46 @@ def test_the_batched_writer_retries_an_archive_a_few_times_then_gives_up(tmp_pat
         assert store.get_game("broken") is None and not hub._unarchived
     finally:
         store.close()
+
+
+def test_stopping_during_a_snapshot_write_keeps_the_newest_snapshot(tmp_path: Path) -> None:
+    """The server stops while the batched writer's thread is saving an older snapshot of a room: the
+    newer one written at the stop must not be overwritten by it (a restart would resume a move back,
+    from a state the players had already left)."""
+    import asyncio
+    import threading
+
+    from conflictology.server.config import ServerConfig
+    from conflictology.server.hub import Hub
+    from conflictology.server.protocol import RoomSettings
+    from conflictology.server.rooms import Room
+
+    store = Store(f"sqlite:///{tmp_path / 'stop.sqlite3'}")
+    hub = Hub(ServerConfig(snapshot_seconds=0.01), store)
+    real_save = store.save_rooms
+    release = threading.Event()
+    first = threading.Event()
+
+    def save_rooms(snapshots: list[dict[str, Any]]) -> None:
+        if not first.is_set():
+            first.set()
+            release.wait(5)  # the first write (version 1) is slow
+        real_save(snapshots)
+
+    store.save_rooms = save_rooms  # type: ignore[method-assign]
+
+    async def main() -> None:
+        await hub.start()
+        room, _ = Room.create("STOPW", "capitol", "Host", None, RoomSettings())
+        await hub.backend.insert(room)
+        await asyncio.to_thread(first.wait, 5)  # version 1 is being written
+        await hub.change("STOPW", lambda r: r.past_games.append("newer"))  # version 2
+        asyncio.get_running_loop().call_later(0.3, release.set)
+        await hub.stop()
+
+    try:
+        asyncio.run(main())
+        (saved,) = store.load_rooms()
+        assert saved["version"] == 2 and saved["past_games"] == ["newer"]
+    finally:
+        store.close()

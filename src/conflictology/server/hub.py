@@ -135,10 +135,14 @@ class Hub:
         if self._sweeper:
             self._sweeper.cancel()
         if self._writer:
-            self._writer.cancel()
+            # Under the writer's lock: a write in flight finishes first (its thread cannot be
+            # cancelled, and an older snapshot landing after the last one would be what a restart
+            # resumes from), and the writer is stopped between writes.
+            async with self._persist_lock:
+                self._writer.cancel()
+                self._write_pending()
             with contextlib.suppress(BaseException):
                 await self._writer
-            self._write_pending()
         for tasks in self.tasks.values():
             for task, _ in tasks.values():
                 task.cancel()
