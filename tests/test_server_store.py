@@ -206,3 +206,46 @@ def test_stopping_during_a_snapshot_write_keeps_the_newest_snapshot(tmp_path: Pa
         assert saved["version"] == 2 and saved["past_games"] == ["newer"]
     finally:
         store.close()
+
+
+def test_snapshots_the_database_refused_are_written_with_a_later_batch(tmp_path: Path) -> None:
+    """A database that refuses snapshot writes for a moment (a full disk, a lock held too long) gets
+    them later, the newest of each room, instead of losing them until the room changes again."""
+    import asyncio
+
+    from conflictology.server.config import ServerConfig
+    from conflictology.server.hub import Hub
+    from conflictology.server.protocol import RoomSettings
+    from conflictology.server.rooms import Room
+
+    store = Store(f"sqlite:///{tmp_path / 'refuse.sqlite3'}")
+    hub = Hub(ServerConfig(), store)
+    real_save = store.save_rooms
+    refusals = [2]
+
+    def save_rooms(snapshots: list[dict[str, Any]]) -> None:
+        if refusals[0] > 0:
+            refusals[0] -= 1
+            raise RuntimeError("database unavailable")
+        real_save(snapshots)
+
+    store.save_rooms = save_rooms  # type: ignore[method-assign]
+
+    async def main() -> None:
+        for code in ("REFUA", "REFUB"):
+            room, _ = Room.create(code, "capitol", "Host", None, RoomSettings())
+            await hub.backend.insert(room)
+        await hub.persist(by_writer=True)  # refused
+        assert store.load_rooms() == []
+        await hub.change("REFUA", lambda r: r.past_games.append("meanwhile"))
+        await hub.persist(by_writer=True)  # refused again
+        await hub.persist(by_writer=True)  # accepted: both rooms, the newest of each
+        assert hub._unsaved == {}
+
+    try:
+        asyncio.run(main())
+        saved = {s["code"]: s for s in store.load_rooms()}
+        assert set(saved) == {"REFUA", "REFUB"}
+        assert saved["REFUA"]["version"] == 2 and saved["REFUA"]["past_games"] == ["meanwhile"]
+    finally:
+        store.close()

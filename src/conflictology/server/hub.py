@@ -98,6 +98,7 @@ class Hub:
         self._unsaved: dict[str, Room] = {}
         self._unarchived: dict[str, dict[str, Any]] = {}
         self._archive_failures: dict[str, int] = {}
+        self._snapshot_failures = 0  # failed snapshot writes in a row
         self._persist_lock = asyncio.Lock()
         self._writer: asyncio.Task[None] | None = None
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
@@ -237,31 +238,48 @@ class Hub:
         # The record is taken now, on the event loop, so it is the game as it ended.
         self._unarchived[room.game_id] = room.archive_record()
 
-    def _take_snapshots(self) -> list[dict[str, Any]]:
+    def _take_snapshots(self) -> tuple[dict[str, Room], list[dict[str, Any]]]:
         # Taken on the event loop, between changes, so each snapshot is one consistent room.
-        snapshots = [room.snapshot() for room in self._unsaved.values()]
-        self._unsaved.clear()
-        return snapshots
+        taken, self._unsaved = self._unsaved, {}
+        return taken, [room.snapshot() for room in taken.values()]
+
+    def _snapshots_written(self, taken: dict[str, Room], ok: bool) -> None:
+        if ok:
+            if self._snapshot_failures:
+                log.info("room snapshots are saved again (after %d failed writes)", self._snapshot_failures)
+            self._snapshot_failures = 0
+            return
+        # The database refused them (full disk, a lock held too long): they are written again with
+        # the next batch, unless the room changed meanwhile and a newer snapshot is already waiting.
+        self._snapshot_failures += 1
+        for code, room in taken.items():
+            self._unsaved.setdefault(code, room)
 
     def _take_records(self) -> list[dict[str, Any]]:
         records = list(self._unarchived.values())
         self._unarchived.clear()
         return records
 
-    def _write(self, snapshots: list[dict[str, Any]], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Save snapshots and archive games (in a worker thread); returns the records that failed."""
+    def _write(
+        self, snapshots: list[dict[str, Any]], records: list[dict[str, Any]]
+    ) -> tuple[bool, list[dict[str, Any]]]:
+        """Save snapshots and archive games (in a worker thread); returns whether the snapshots were
+        saved, and the records that failed."""
         failed = []
+        saved = True
         try:
             self.store.save_rooms(snapshots)
         except Exception:
-            log.exception("could not save %d room snapshot(s)", len(snapshots))
+            saved = False
+            if not self._snapshot_failures:  # once per outage, not every batch
+                log.exception("could not save %d room snapshot(s); retrying", len(snapshots))
         for record in records:
             try:
                 self.store.archive(record)
             except Exception:
                 log.exception("could not archive game %s", record["id"])
                 failed.append(record)
-        return failed
+        return saved, failed
 
     def _requeue(self, records: list[dict[str, Any]], failed: list[dict[str, Any]], count: bool) -> None:
         for record in records:
@@ -281,7 +299,10 @@ class Hub:
 
     def _write_pending(self) -> None:
         records = self._take_records()
-        self._requeue(records, self._write(self._take_snapshots(), records), count=True)
+        taken, snapshots = self._take_snapshots()
+        saved, failed = self._write(snapshots, records)
+        self._snapshots_written(taken, saved)
+        self._requeue(records, failed, count=True)
 
     async def persist(self, by_writer: bool = False) -> None:
         """Write what is pending (snapshots, finished games) now, off the event loop: readers of the
@@ -289,8 +310,9 @@ class Hub:
         async with self._persist_lock:
             if not self._unsaved and not self._unarchived:
                 return
-            snapshots, records = self._take_snapshots(), self._take_records()
-            failed = await asyncio.to_thread(self._write, snapshots, records)
+            (taken, snapshots), records = self._take_snapshots(), self._take_records()
+            saved, failed = await asyncio.to_thread(self._write, snapshots, records)
+            self._snapshots_written(taken, saved)
             self._requeue(records, failed, count=by_writer)
 
     async def _write_forever(self) -> None:
