@@ -239,6 +239,22 @@ def test_phone_layout_spanish_reconnect_and_spectator(
     assert errors == [], errors
 
 
+def wait_until_saved_playing(db: Path, code: str, timeout: float = 10.0) -> None:
+    """Until the room's snapshot in the server's SQLite file shows its game started."""
+    import time
+
+    from conflictology.server.store import Store
+
+    store = Store(f"sqlite:///{db}")
+    try:
+        deadline = time.monotonic() + timeout
+        while not any(s["code"] == code and s["status"] == "playing" for s in store.load_rooms()):
+            assert time.monotonic() < deadline, "the started game was never saved"
+            time.sleep(0.02)
+    finally:
+        store.close()
+
+
 def test_reconnects_by_itself_after_the_server_restarts(browser: Browser, tmp_path: Path) -> None:
     page = new_page(browser, locale="en-US")
     other = new_page(browser, locale="en-US")
@@ -252,6 +268,9 @@ def test_reconnects_by_itself_after_the_server_restarts(browser: Browser, tmp_pa
         page.click("[data-k=start]")
         page.wait_for_selector(".capitol-table")
         hand = page.locator(".my-hand .card-art").evaluate_all(labels)
+        # What this test is about is the page finding its seat again, not the last 50 ms of changes
+        # (a SIGKILL may lose them: docs/protocol.md): the start must be on disk before the kill.
+        wait_until_saved_playing(tmp_path / "web.sqlite3", code)
         # The network drops: the server dies at once.
         first.proc.kill()
         first.proc.wait()
