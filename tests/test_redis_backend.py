@@ -70,6 +70,11 @@ def capitol_room(code: str, players: int = 2) -> Room:
     return room
 
 
+async def followers_of(backend: RedisBackend, code: str) -> set[str]:
+    """The processes listed in Redis as following a room."""
+    return {x.decode() for x in await backend.redis.smembers(backend._k_followers(code))}
+
+
 async def eventually(pred: Any, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not pred():
@@ -223,7 +228,7 @@ def test_a_dead_process_rooms_are_taken_over_and_its_presence_removed(redis_url:
             followers: set[str] = set()
             deadline = time.monotonic() + 10
             while followers != {b.process} and time.monotonic() < deadline:
-                followers = {x.decode() for x in await b.redis.smembers(b._k_followers("FFFFF"))}
+                followers = await followers_of(b, "FFFFF")
                 await asyncio.sleep(0.02)
             assert followers == {b.process}
             # B announces the room to its own hub (to start its clocks) as a non-local change.
@@ -620,7 +625,7 @@ def test_letting_go_of_a_room_and_following_it_again_at_once_keeps_it_followed(
             a._interested = lambda code: False
             await asyncio.gather(a.unwatch("TWICE"), a.watch("TWICE"))
             a._interested = lambda code: True
-            followers = {x.decode() for x in await b.redis.smembers(b._k_followers("TWICE"))}
+            followers = await followers_of(b, "TWICE")
             assert a.process in followers and "TWICE" in a._following
             await asyncio.sleep(0.2)  # the subscription's acknowledgement
             await b.update("TWICE", lambda r: r.past_games.append("heard"))
@@ -649,11 +654,11 @@ def test_a_process_taken_for_dead_too_soon_registers_again(redis_url: str, prefi
             for task in a_tasks:
                 task.cancel()
             await eventually(lambda: b.remote_seats("REAPD") == set(), timeout=10)
-            followers = {x.decode() for x in await b.redis.smembers(b._k_followers("REAPD"))}
+            followers = await followers_of(b, "REAPD")
             assert a.process not in followers
             # A's loop runs again: its next heartbeat finds it was reaped and registers again.
             await a._heartbeat()
-            followers = {x.decode() for x in await b.redis.smembers(b._k_followers("REAPD"))}
+            followers = await followers_of(b, "REAPD")
             assert a.process in followers
             await eventually(lambda: b.remote_seats("REAPD") == {"seat-a"}, timeout=10)
         finally:

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from conflictology.server.redis_backend import RedisBackend
+from conflictology.server.rooms import Room
 from redis_helpers import clear_prefix, new_prefix, redis_server
 from server_helpers import Player, make_table, start, thread_server
 
@@ -27,6 +28,20 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def seat_is_away(url: str, code: str, seat: int) -> bool:
     info = httpx.get(f"{url}/api/rooms/{code}").json()
     return bool(info["seats"][seat].get("afk"))
+
+
+async def mark_away_elsewhere(redis_url: str, prefix: str, code: str, seat: int) -> None:
+    """What the owner's grace expiry does, from a process that has not heard of the seat's socket."""
+
+    def away(room: Room) -> None:
+        room.seats[seat].afk = True
+
+    other = RedisBackend(redis_url, prefix)
+    await other.start(lambda code: False)
+    try:
+        await other.update(code, away)
+    finally:
+        await other.stop()
 
 
 def test_a_seat_marked_away_elsewhere_while_its_player_is_here_is_given_back(
@@ -45,16 +60,7 @@ def test_a_seat_marked_away_elsewhere_while_its_player_is_here_is_given_back(
             start(table)
             p1.wait_for(lambda m: m["type"] == "state" and m["room"]["status"] == "playing")
 
-            async def mark_away() -> None:
-                # What the owner's grace expiry does, from a process that has not heard of B's socket.
-                other = RedisBackend(redis_url, prefix)
-                await other.start(lambda code: False)
-                try:
-                    await other.update(table.code, lambda r: setattr(r.seats[1], "afk", True) or None)
-                finally:
-                    await other.stop()
-
-            asyncio.run(mark_away())
+            asyncio.run(mark_away_elsewhere(redis_url, prefix, table.code, 1))
             p1.wait_for(lambda m: m["type"] == "state" and m["room"]["seats"][1].get("afk") is True)
             deadline = time.time() + 10
             while seat_is_away(a.url, table.code, 1):
@@ -66,15 +72,7 @@ def test_a_seat_marked_away_elsewhere_while_its_player_is_here_is_given_back(
             p0.close()
             time.sleep(0.3)
 
-            async def mark_seat0_away() -> None:
-                other = RedisBackend(redis_url, prefix)
-                await other.start(lambda code: False)
-                try:
-                    await other.update(table.code, lambda r: setattr(r.seats[0], "afk", True) or None)
-                finally:
-                    await other.stop()
-
-            asyncio.run(mark_seat0_away())
+            asyncio.run(mark_away_elsewhere(redis_url, prefix, table.code, 0))
             time.sleep(0.5)
             assert seat_is_away(a.url, table.code, 0)
             assert not seat_is_away(a.url, table.code, 1)
