@@ -31,7 +31,7 @@ before the end (views.py builds the summary from the log and these bits).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import combinations
 from typing import Any
 
@@ -779,38 +779,38 @@ def honesty_int(honest: list[bool]) -> int:
     return bits
 
 
-def public_honesty_bits(log: list[dict[str, Any]]) -> int:
-    """``public_honesty`` of a rendered log (a view's) as a record, in one pass: determinize runs it
-    for every world it draws."""
+def _claim_record(entries: Iterable[tuple[str, Any]]) -> int:
+    """What the public log says of the claims, as a record: a claim is a block or an action that
+    names a role (``data.CLAIM``); a ``bluff`` entry follows the challenge that caught the latest
+    claim. A bluff nobody challenged looks honest."""
     bits = NO_CLAIMS
     claims = data.CLAIM
-    for e in log:
-        kind = e["type"]
-        if kind == "block" or (kind == "action" and e["action"] in claims):
+    for kind, action in entries:
+        if kind == "block" or (kind == "action" and action in claims):
             bits = bits << 1 | 1
         elif kind == "bluff":
+            if bits == NO_CLAIMS:
+                raise ValueError("malformed Capitol log: a bluff before any claim")
             bits ^= 1  # the latest claim, caught
+        elif kind == "challenge" and bits == NO_CLAIMS:
+            raise ValueError("malformed Capitol log: a challenge before any claim")
     return bits
 
 
+def public_honesty_bits(log: list[dict[str, Any]]) -> int:
+    """The claim record of a rendered log (a view's): determinize runs it for every world it draws."""
+    return _claim_record((e["type"], e.get("action")) for e in log)
+
+
 def public_honesty(log: list[LogEntry]) -> list[bool]:
-    """One bool per claim of the log: False for a bluff a challenge caught, else True (all that the
-    public log says: a bluff nobody challenged looks honest)."""
-    out: list[bool] = []
-    for e in log:
-        kind = e[0]
-        if kind == "_raw":
-            kind = e[1]["type"]
-            action = e[1].get("action")
-        else:
-            action = e[2] if kind == "action" else None
-        if kind == "block" or (kind == "action" and action in data.CLAIM):
-            out.append(True)
-        elif kind in ("challenge", "bluff") and not out:
-            raise ValueError(f"malformed Capitol state: a {kind} before any claim")
-        elif kind == "bluff":
-            out[-1] = False  # a "bluff" entry follows the challenge of the latest claim
-    return out
+    """One bool per claim of the state's log: False for a bluff a challenge caught, else True."""
+
+    def kind_and_action(e: LogEntry) -> tuple[str, Any]:
+        if e[0] == "_raw":
+            return e[1]["type"], e[1].get("action")
+        return e[0], e[2] if e[0] == "action" else None
+
+    return honesty_list(_claim_record(kind_and_action(e) for e in log))
 
 
 def _distinct(hand: list[str]) -> list[str]:
