@@ -76,6 +76,17 @@ def test_a_seat_marked_away_elsewhere_while_its_player_is_here_is_given_back(
             time.sleep(0.5)
             assert seat_is_away(a.url, table.code, 0)
             assert not seat_is_away(a.url, table.code, 1)
+            # Its player comes back through B: the seat is theirs again, and A (the owner, whose
+            # grace periods mark seats away) counts it as connected.
+            p0 = Player(b, table.code, table.tokens[0], 0)
+            deadline = time.time() + 10
+            while True:
+                seat0 = httpx.get(f"{a.url}/api/rooms/{table.code}").json()["seats"][0]
+                if seat0["connected"] and not seat0.get("afk"):
+                    break
+                assert time.time() < deadline, f"seat 0 on the owner's side: {seat0}"
+                time.sleep(0.05)
+            p0.close()
             p1.close()
     finally:
         clear_prefix(redis_url, prefix)

@@ -407,8 +407,10 @@ class Api:
             return
         await websocket.accept()
         conn = Connection(websocket, code, seat_id, self.config)
-        await self.hub.attach(conn)
         try:
+            # Inside the try: an attach that fails half-way (Redis gone) must not leave the
+            # connection counted in the room for good.
+            await self.hub.attach(conn)
             while not conn.closed:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":

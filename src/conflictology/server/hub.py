@@ -199,30 +199,39 @@ class Hub:
         self.broadcast(room)
         self._schedule(room)
 
+    def _seats_here(self, code: str) -> set[str]:
+        return {c.seat_id for c in self.connections.get(code, ()) if c.seat_id and not c.closed}
+
+    async def _give_back(self, code: str) -> None:
+        """Seats marked away whose player has a socket open here are theirs again (the bot stops at
+        once)."""
+
+        def back(r: Room) -> None:
+            present = self._seats_here(code)
+            away = [s for s in r.seats if s.afk and s.id in present]
+            if not away:
+                raise RoomError(409, "no_change", "no seat to give back")
+            for seat in away:
+                seat.afk = False
+
+        with contextlib.suppress(RoomError):
+            await self.change(code, back)
+
     def _reclaim(self, room: Room) -> None:
         """Another process marked a seat away while its player has a socket open here: the grace
         period ended on the room's owner just as the player came back through this process, before
         the owner heard of it. The seat is given back at once (as on reconnecting)."""
         if room.status is not RoomStatus.PLAYING or room.code in self._reclaiming:
             return
-        here = {c.seat_id for c in self.connections.get(room.code, ()) if c.seat_id and not c.closed}
+        here = self._seats_here(room.code)
         if not any(s.afk and s.id in here for s in room.seats):
             return
         code = room.code
         self._reclaiming.add(code)
 
-        def back(r: Room) -> None:
-            present = {c.seat_id for c in self.connections.get(code, ()) if c.seat_id and not c.closed}
-            away = [s for s in r.seats if s.afk and s.id in present]
-            if r.status is not RoomStatus.PLAYING or not away:
-                raise RoomError(409, "no_change", "no seat to give back")
-            for seat in away:
-                seat.afk = False
-
         async def give_back() -> None:
             try:
-                with contextlib.suppress(RoomError):
-                    await self.change(code, back)
+                await self._give_back(code)
             except Exception:
                 log.exception("could not give room %s's seats back to their players", code)
             finally:
@@ -356,17 +365,11 @@ class Hub:
         if first:
             await self.backend.watch(conn.code)
         room = await self.room(conn.code)
-        if conn.seat_id is not None:
-            idx = room.seat_index(conn.seat_id)
-            if idx is not None and room.seats[idx].afk:
-                # The player is back: their seat is theirs again (the bot stops at once).
-                def back(r: Room) -> None:
-                    i = r.seat_index(conn.seat_id or "")
-                    if i is not None:
-                        r.seats[i].afk = False
-
-                await self.change(conn.code, back)
-                return
+        idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
+        if idx is not None and room.seats[idx].afk:
+            # The player is back. (Their presence is announced below all the same: other processes
+            # must count the seat as connected, or the owner's grace would mark it away again.)
+            await self._give_back(conn.code)
         if conn.seat_id is not None and sum(1 for c in conns if c.seat_id == conn.seat_id) == 1:
             # A seat came online: everyone sees it (the newcomer gets its first message this way).
             await self.backend.presence(conn.code, conn.seat_id, True)
@@ -565,8 +568,9 @@ class Hub:
                 continue
             if now - room.updated > self.config.idle_seconds:
                 await self.backend.delete(code)
-                self._unsaved.pop(code, None)
                 async with self._persist_lock:  # after any write of it already under way
+                    # (a failed write puts its rooms back in _unsaved: dropped here, under the lock)
+                    self._unsaved.pop(code, None)
                     await asyncio.to_thread(self.store.delete_room, code)
                 for task, _ in self.tasks.pop(code, {}).values():
                     task.cancel()
