@@ -259,9 +259,9 @@ def test_a_read_overtaken_by_a_change_never_shows_an_older_room(redis_url: str, 
             original = a._read
             raced = False
 
-            async def read_then_change_lands(code: str) -> Any:
+            async def read_then_change_lands(code: str, start: int = 0) -> Any:
                 nonlocal raced
-                result = await original(code)  # the snapshot at version 1 is on its way
+                result = await original(code, start)  # the snapshot at version 1 is on its way
                 if not raced:
                     raced = True
                     await a.update("RRRRR", lambda r: r.past_games.append("landed"))
@@ -741,6 +741,65 @@ def test_a_listing_reads_every_room_in_one_round_trip_and_caches_none(redis_url:
             # The process that holds a room gives its own (current) copy.
             mine = await a.summaries()
             assert mine[2] is a._cache["LIST2"]
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())
+
+
+def test_a_follower_reads_only_the_moves_it_has_not_seen(redis_url: str, prefix: str) -> None:
+    """A process that follows a room another process plays (the owner is whoever created the room;
+    its sockets may be elsewhere) reads, per announced move, the new state and the new moves only —
+    not the whole log again, and without first asking for the version it was just told of. A new
+    game is read whole."""
+
+    async def main() -> None:
+        a, _ = await alone(redis_url, prefix)
+        b, seen_b = await alone(redis_url, prefix)
+        try:
+            await a.insert(capitol_room("TAILS"))
+            await b.watch("TAILS")
+            await eventually(lambda: ("TAILS", 1, False) in seen_b.events)
+            starts: list[int] = []
+            hgets = 0
+            read, hget = b._read, b.redis.hget
+
+            async def counted_read(code: str, start: int = 0) -> Any:
+                starts.append(start)
+                return await read(code, start)
+
+            async def counted_hget(*args: Any) -> Any:
+                nonlocal hgets
+                hgets += 1
+                return await hget(*args)
+
+            b._read = counted_read  # type: ignore[method-assign]
+            b.redis.hget = counted_hget  # type: ignore[method-assign]
+            room, _ = await a.update("TAILS", lambda r: r.start(time.time(), seed=8))
+            await eventually(lambda: ("TAILS", room.version, False) in seen_b.events)
+            for _ in range(6):
+                assert room.state is not None and not room.state.is_over()
+                seat = min(room.state.waiting_for())
+                move, seq = room.state.legal_actions(seat)[0], room.seq
+                room, _ = await a.update(
+                    "TAILS", lambda r, s=seat, m=move, q=seq: r.act(s, m, q, time.time())
+                )
+                await eventually(lambda v=room.version: ("TAILS", v, False) in seen_b.events)
+            assert hgets == 0
+            assert starts[0] == 0 and starts[1:] == list(range(0, 6))  # the start, then one new move each
+            followed = b._cache["TAILS"]
+            assert followed.snapshot() == room.snapshot()
+
+            def new_game(r: Room) -> None:
+                r.status = RoomStatus.OVER
+                r.rematch()
+                r.start(time.time(), seed=9)
+
+            again, _ = await a.update("TAILS", new_game)
+            await eventually(lambda: ("TAILS", again.version, False) in seen_b.events)
+            assert starts[-2:] == [6, 0]  # the tail of the old game's log, then the new game whole
+            assert b._cache["TAILS"].snapshot() == again.snapshot()
         finally:
             await a.stop()
             await b.stop()

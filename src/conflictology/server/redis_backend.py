@@ -175,6 +175,7 @@ class RedisBackend(RoomBackend):
         # whose steps crossed would leave the process subscribed to nothing while it thinks it follows.
         self._membership = asyncio.Lock()
         self._inline_logs: set[str] = set()
+        self._announced: dict[str, int] = {}  # the newest version announced, until it is read
         # Seats connected through this process, per room (presence to restore after a reaping).
         self._present: dict[str, set[str]] = {}
         self._registered = False
@@ -286,40 +287,51 @@ class RedisBackend(RoomBackend):
 
     # ---- rooms -----------------------------------------------------------------------------------
 
-    async def _load(self, code: str) -> Room | None:
-        """The room at its stored version (the cached object when that is still current)."""
+    async def _load(self, code: str, announced: int | None = None) -> Room | None:
+        """The room at its stored version (the cached object when that is still current).
+        ``announced``: a version another process announced, so the cache is known to be behind."""
         # A change of this process may complete while we wait on Redis: the cache then holds a newer
         # room than the one read, and must keep it (a room read earlier would show players an older
         # state than one they have seen, and a change tried on it would be refused as stale).
         cached = self._cache.get(code)
-        if cached is not None:
+        if cached is not None and (announced is None or announced <= cached.version):
             v = await self.redis.hget(self._k_room(code), "v")
             if v is not None and int(v) == cached.version:
                 return self._newest(code, cached)
-        v, data, initial, records = await self._read(code)
+        # Within a game the log only grows: what the cache holds of it is not read again.
+        kept = cached.actions if cached is not None and cached.game_id is not None else []
+        v, data, initial, records = await self._read(code, len(kept))
         if v is None or data is None:
             self._cache.pop(code, None)
             return None
         snapshot = msgspec.json.decode(data)
-        if "actions" in snapshot and not records:
+        if kept and snapshot["game_id"] != cached.game_id:  # type: ignore[union-attr]
+            # Another game since: its log is another list.
+            kept = []
+            v, data, initial, records = await self._read(code, 0)
+            if v is None or data is None:
+                self._cache.pop(code, None)
+                return None
+            snapshot = msgspec.json.decode(data)
+        if "actions" in snapshot:
             # Saved by an earlier version, with the log inside the snapshot: the next save writes
             # the whole log to the list.
             self._inline_logs.add(code)
         else:
             snapshot["initial"] = _text(initial) if initial else None
-            snapshot["actions"] = [msgspec.json.decode(r) for r in records]
+            snapshot["actions"] = kept + [msgspec.json.decode(r) for r in records]
         room = Room.restore(snapshot)
         room.version = int(v)
         room = self._newest(code, room)
         self._cache[code] = room
         return room
 
-    async def _read(self, code: str) -> tuple[Any, Any, Any, list[bytes]]:
-        """The stored version, snapshot, initial state and log, read together (one transaction, so
-        all four are of the same version)."""
+    async def _read(self, code: str, start: int = 0) -> tuple[Any, Any, Any, list[bytes]]:
+        """The stored version, snapshot, initial state and the log from ``start`` on, read together
+        (one transaction, so all are of the same version)."""
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hmget(self._k_room(code), ["v", "data", "initial"])
-            pipe.lrange(self._k_log(code), 0, -1)
+            pipe.lrange(self._k_log(code), start, -1)
             (v, data, initial), records = await pipe.execute()
         return v, data, initial, records
 
@@ -678,6 +690,8 @@ class RedisBackend(RoomBackend):
                 if version <= self._pushed.get(code, 0) or version == self._saving.get(code):
                     continue  # our own change (pushed, or being saved), or one already pushed
             if code in self._owned or self._interested(code):
+                if not presence:
+                    self._announced[code] = max(version, self._announced.get(code, 0))
                 self._refresh(code, presence)
             else:  # a room we are leaving (its unsubscription is on its way)
                 self._cache.pop(code, None)
@@ -703,7 +717,7 @@ class RedisBackend(RoomBackend):
                         self._presence_dirty.discard(code)
                         self._remote[code] = await self._read_presence(code)
                         seats_changed = True
-                    room = await self._load(code)
+                    room = await self._load(code, self._announced.pop(code, None))
                 except Exception:
                     log.exception("could not refresh room %s", code)
                     room = None
