@@ -702,9 +702,9 @@ def test_a_room_stored_with_its_log_inside_the_snapshot_is_read_and_converted(
     asyncio.run(main())
 
 
-def test_a_listing_reads_every_room_in_one_round_trip_and_caches_none(redis_url: str, prefix: str) -> None:
-    """GET /api/rooms and a live game's lookup read every room: in one pipelined round trip, without
-    the logs, and without filling the cache of a process that does not follow those rooms."""
+def test_a_listing_reads_all_rooms_in_one_pipeline_and_caches_none(redis_url: str, prefix: str) -> None:
+    """GET /api/rooms and a live game's lookup read every room: in one pipeline (after the set of
+    codes), without the logs, and without filling the cache of a process that does not follow those rooms."""
 
     async def main() -> None:
         a, _ = await alone(redis_url, prefix)

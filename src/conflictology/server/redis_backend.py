@@ -579,8 +579,8 @@ class RedisBackend(RoomBackend):
         return sorted(_text(c) for c in await self.redis.smembers(f"{self.prefix}rooms"))
 
     async def summaries(self) -> list[Room]:
-        # One round trip for all rooms, without their logs (a listing does not show them), and not
-        # cached: a room this process does not follow would go stale in the cache.
+        # One round trip for all the rooms (after the one for their codes), without their logs (a
+        # listing does not show them), and not cached: a room not followed would go stale there.
         codes = await self.codes()
         if not codes:
             return []
