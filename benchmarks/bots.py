@@ -1,4 +1,4 @@
-"""Bot strength and speed: win shares with 95 % intervals, and ISMCTS simulations per second.
+"""Bot strength and speed: win shares with 95 % intervals, and search iterations per second.
 
     python benchmarks/bots.py                 # every row at its full sample size (tens of minutes)
     python benchmarks/bots.py --scale 0.25    # a quarter of the games, for a quick look

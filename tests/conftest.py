@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from browser_helpers import launch_args
-
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
     """pytest-playwright's launch arguments, pointed at Debian's Chromium (testing-recipes.md)."""
+    from browser_helpers import launch_args  # (imported here: game tests need no browser libraries)
+
     return launch_args(browser_type_launch_args)

@@ -213,7 +213,6 @@ def test_kuhn_calls_a_bet_with_the_king() -> None:
     assert visits["call"] > visits["fold"]
 
 
-
 def test_flat_search_calls_with_the_king() -> None:
     """The flat search plays every world once per candidate: with the K a call wins every world,
     a fold loses every one."""
@@ -225,7 +224,6 @@ def test_flat_search_calls_with_the_king() -> None:
     assert bot.last_iterations == 60  # worlds, each played after both candidates
     means = {game.action_table.action(i)["type"]: m for i, (_, m) in bot.last_root_stats.items()}
     assert means == {"call": 1.0, "fold": 0.0}
-
 
 
 def test_simultaneous_moves_are_not_seen_by_the_other_seat() -> None:

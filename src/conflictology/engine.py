@@ -84,8 +84,9 @@ def action_key(action: Mapping[str, Any]) -> str:
 
 
 def json_text(doc: Any) -> str:
-    """Compact JSON text of plain data, for ``GameState.to_json``: what ``json.dumps`` with compact
-    separators gives (non-ASCII kept as is), several times faster. A server serialises the state on
+    """Compact JSON text of plain data, for ``GameState.to_json``: JSON equivalent to what
+    ``json.dumps`` with compact separators gives (non-ASCII kept as is rather than escaped; floats
+    may be spelt differently), several times faster. A server serialises the state on
     every move, so this is on every move's path."""
     return msgspec.json.encode(doc).decode()
 

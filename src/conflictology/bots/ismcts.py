@@ -272,24 +272,22 @@ class ISMCTSBot(Bot):
         p = cands.index(prior) if prior is not None else None
         draw = policy.sampler(self, view)
         root = _Node()
-        every = list(range(len(cands)))
         # results[j][r]: the searcher's reward in round r after candidate j
         results: list[list[float]] = [[] for _ in cands]
         rounds = done = 0
         while done < budget:
             world = draw(self.rng)
             seed = self.rng.next64()
-            row: dict[int, float] = {}
-            options = [cidx[j] for j in every]
-            for j in every:
+            row: list[float] = []
+            for j in range(len(cands)):
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
-                row[j] = self._paired_iteration(root, world.clone(), options, cidx[j], Rng(seed))
+                row.append(self._paired_iteration(root, world.clone(), cidx, cidx[j], Rng(seed)))
                 done += 1
-            if len(row) < len(every):
+            if len(row) < len(cands):
                 break  # out of time mid-round: the round is not paired, leave it out
-            for j in every:
-                results[j].append(row[j])
+            for j, reward in enumerate(row):
+                results[j].append(reward)
             rounds += 1
             if deadline is not None and time.perf_counter() >= deadline:
                 break
@@ -301,7 +299,7 @@ class ISMCTSBot(Bot):
         if rounds == 0:
             return cands[p] if p is not None else cands[0]
         means = [sum(r) / rounds for r in results]
-        best = max(every, key=lambda j: (means[j], -j))
+        best = max(range(len(cands)), key=lambda j: (means[j], -j))
         if p is None or self.prior_margin <= 0 or best == p:
             return cands[best]
         mean, se = _paired(results[best], results[p])
