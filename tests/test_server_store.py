@@ -249,3 +249,34 @@ def test_snapshots_the_database_refused_are_written_with_a_later_batch(tmp_path:
         assert saved["REFUA"]["version"] == 2 and saved["REFUA"]["past_games"] == ["meanwhile"]
     finally:
         store.close()
+
+
+def test_a_reader_of_the_archive_flushes_finished_games_only(tmp_path: Path) -> None:
+    """GET /api/games… writes what is waiting to be archived first (so a game is listed as soon as it
+    ends), but leaves the rooms' snapshots to the batched writer: reads do not set off writes."""
+    import asyncio
+
+    from conflictology.server.config import ServerConfig
+    from conflictology.server.hub import Hub
+    from conflictology.server.protocol import RoomSettings
+    from conflictology.server.rooms import Room
+
+    store = Store(f"sqlite:///{tmp_path / 'reader.sqlite3'}")
+    hub = Hub(ServerConfig(), store)
+
+    async def main() -> None:
+        room, _ = Room.create("READR", "capitol", "Host", None, RoomSettings())
+        await hub.backend.insert(room)
+        hub._unarchived["g1"] = {
+            "id": "g1", "room": "READR", "game": "capitol", "public": True, "finished": time.time()
+        }  # fmt: skip
+        await hub.persist()
+        assert store.load_rooms() == [] and "READR" in hub._unsaved
+        assert hub._unarchived == {}
+        await hub.persist(by_writer=True)
+        assert [s["code"] for s in store.load_rooms()] == ["READR"]
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()

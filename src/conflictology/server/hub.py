@@ -291,8 +291,9 @@ class Hub:
         return saved, failed
 
     def _requeue(self, records: list[dict[str, Any]], failed: list[dict[str, Any]], count: bool) -> None:
+        failed_ids = {record["id"] for record in failed}
         for record in records:
-            if record not in failed:
+            if record["id"] not in failed_ids:
                 self._archive_failures.pop(record["id"], None)
         for record in failed:
             if not count:  # a reader's flush: only the writer's own attempts count towards giving up
@@ -314,12 +315,14 @@ class Hub:
         self._requeue(records, failed, count=True)
 
     async def persist(self, by_writer: bool = False) -> None:
-        """Write what is pending (snapshots, finished games) now, off the event loop: readers of the
-        archive call it first, so a game is listed as soon as it ends."""
+        """Write what is pending now, off the event loop: the batched writer writes snapshots and
+        finished games; readers of the archive call it first, so a game is listed as soon as it
+        ends, and only the finished games are written for them (a read must not set off snapshot writes)."""
         async with self._persist_lock:
-            if not self._unsaved and not self._unarchived:
+            if not self._unarchived and not (by_writer and self._unsaved):
                 return
-            (taken, snapshots), records = self._take_snapshots(), self._take_records()
+            taken, snapshots = self._take_snapshots() if by_writer else ({}, [])
+            records = self._take_records()
             saved, failed = await asyncio.to_thread(self._write, snapshots, records)
             self._snapshots_written(taken, saved)
             self._requeue(records, failed, count=by_writer)
