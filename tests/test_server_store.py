@@ -196,7 +196,8 @@ def test_stopping_during_a_snapshot_write_keeps_the_newest_snapshot(tmp_path: Pa
         room, _ = Room.create("STOPW", "capitol", "Host", None, RoomSettings())
         await hub.backend.insert(room)
         await asyncio.to_thread(first.wait, 5)  # version 1 is being written
-        await hub.change("STOPW", lambda r: r.past_games.append("newer"))  # version 2
+        # Version 2, not waited for (hub.change would wait for it to be saved, behind version 1).
+        await hub.backend.update("STOPW", lambda r: r.past_games.append("newer"))
         asyncio.get_running_loop().call_later(0.3, release.set)
         await hub.stop()
 

@@ -39,10 +39,14 @@ class ServerConfig:
     # Rooms untouched this long with nobody connected are removed (their finished games stay archived).
     idle_seconds: float = 6 * 3600.0
     sweep_seconds: float = 60.0
-    # Room snapshots are written in batches, off the event loop, this often: a process killed with
-    # SIGKILL loses at most the changes of this last instant (one SQL transaction per change would
-    # cost a third of the server's time under load; benchmarks/server.md).
-    snapshot_seconds: float = 0.05
+    # Room snapshots are written off the event loop by one writer, a batch at a time (group commit:
+    # the changes made while a batch is written go in the next one), and a change is shown to anyone
+    # only once its batch is committed, so a process killed with SIGKILL never takes back a move a
+    # player saw. The writer may wait this long more before each batch, to gather changes (0: none).
+    snapshot_seconds: float = 0.0
+    # A change not saved within this many seconds (the database refuses writes) is answered 503
+    # ``unavailable``; it stays queued, and is shown once it is saved.
+    durable_timeout: float = 5.0
     # Limits that never bite play at human or bot speed.
     max_message_bytes: int = 16 * 1024
     max_body_bytes: int = 64 * 1024

@@ -6,6 +6,13 @@ SIGKILL resumes where it was), archives a game that just ended, sends every conn
 message, and (re)schedules what happens next in that room: the decision clock, bot turns, and the
 grace period of disconnected players. Scheduled work re-checks the room's ``seq`` before acting, so
 a bot turn or a clock that lost a race does nothing.
+
+Nothing is shown before it is durable: with rooms in this process's memory, a change reaches the
+sockets (and ``change`` returns to its caller) only once the snapshot that holds it is committed, so
+a server killed at any instant never takes back a move a player saw. Snapshots are written by one
+writer, off the event loop, a batch at a time: the changes made while a batch is being written go
+together in the next one (group commit). With a shared backend (Redis) a change is durable when its
+compare-and-set has landed, before the listener hears of it.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import logging
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgspec
@@ -33,6 +41,17 @@ log = logging.getLogger("conflictology.server")
 T = TypeVar("T")
 
 _encoder = msgspec.json.Encoder()
+
+
+@dataclass
+class _Batch:
+    """Snapshots on their way to the store: the rooms taken (to put back if refused), their
+    snapshots, the copies to show once written, and the change mark they make durable."""
+
+    rooms: dict[str, Room]
+    snapshots: list[dict[str, Any]]
+    unshown: list[Room]
+    mark: int
 
 
 class Connection:
@@ -101,6 +120,18 @@ class Hub:
         self._snapshot_failures = 0  # failed snapshot writes in a row
         self._persist_lock = asyncio.Lock()
         self._writer: asyncio.Task[None] | None = None
+        # Group commit. Each change of this process gets the next mark; a change is durable once the
+        # batch holding it is committed (``_durable_mark``). ``_unshown`` holds a copy of the room
+        # after each change, in order, shown to the sockets after its batch commits; ``_shown`` is
+        # the newest room shown (what a newcomer, a sync or a read is answered from).
+        self._change_mark = 0
+        self._durable_mark = 0
+        self._durable = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._unshown: list[Room] = []
+        self._shown: dict[str, Room] = {}
+        # The texts of the last broadcast, per room: (version, connected seats, {seat or None: text}).
+        self._texts: dict[str, tuple[int, frozenset[int], dict[int | None, str]]] = {}
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = random.Random()
 
@@ -161,9 +192,35 @@ class Hub:
     # ---- changes ---------------------------------------------------------------------------------
 
     async def change(self, code: str, fn: Callable[[Room], T]) -> tuple[Room, T]:
-        return await self.backend.update(code, fn)
+        """Apply ``fn`` to the room; returns once the change is durable (and shown)."""
+        room, result = await self.backend.update(code, fn)
+        await self.until_durable()
+        return room, result
+
+    async def until_durable(self) -> None:
+        """Wait until every change this process has made so far is committed. (Called right after a
+        change: nothing ran in between, so the newest mark is that change's.) A store that refuses
+        writes for longer than ``durable_timeout`` makes this a 503: the change stays queued and is
+        shown once it is saved."""
+        mark = self._change_mark
+        if self._durable_mark >= mark or self._writer is None or self._writer.done():
+            return
+        deadline = time.monotonic() + self.config.durable_timeout
+        while self._durable_mark < mark:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RoomError(
+                    503, "unavailable", "the server cannot save right now; this is shown once it is saved"
+                )
+            event = self._durable
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), left)
 
     async def room(self, code: str) -> Room:
+        """The room as players may see it: its newest durable version."""
+        shown = self._shown.get(code)
+        if shown is not None:
+            return shown
         room = await self.backend.get(code)
         if room is None:
             raise RoomError(404, "no_room", f"no room {code}")
@@ -174,6 +231,7 @@ class Hub:
         for _ in range(100):
             room, token = Room.create(new_code(), body.game, body.name, body.options, settings)
             if await self.backend.insert(room):
+                await self.until_durable()
                 return room, token
         raise RoomError(503, "no_code", "could not find a free room code")
 
@@ -181,10 +239,17 @@ class Hub:
         if local:
             # Only the process that made a change saves it: a change is made exactly once, so a
             # finished game is archived exactly once even with several processes.
-            if not self.backend.shared:
-                self._unsaved[room.code] = room
             if room.status is RoomStatus.OVER and room.game_id and room.game_id not in self._archived:
                 self._queue_archive(room)
+            if not self.backend.shared:
+                # Shown once its snapshot is committed (the writer broadcasts it); its clocks and bots
+                # start now: what they do is held back the same way.
+                self._unsaved[room.code] = room
+                self._unshown.append(room.copy())
+                self._change_mark += 1
+                self._wake.set()
+                self._schedule(room)
+                return
         elif (
             room.status is RoomStatus.OVER
             and room.game_id
@@ -246,23 +311,41 @@ class Hub:
         self._archived.add(room.game_id)
         # The record is taken now, on the event loop, so it is the game as it ended.
         self._unarchived[room.game_id] = room.archive_record()
+        self._wake.set()
 
-    def _take_snapshots(self) -> tuple[dict[str, Room], list[dict[str, Any]]]:
-        # Taken on the event loop, between changes, so each snapshot is one consistent room.
+    def _take_snapshots(self) -> _Batch:
+        # Taken on the event loop, between changes, so each snapshot is one consistent room, and
+        # every copy waiting to be shown is of a version no newer than its room's snapshot.
         taken, self._unsaved = self._unsaved, {}
-        return taken, [room.snapshot() for room in taken.values()]
+        unshown, self._unshown = self._unshown, []
+        return _Batch(taken, [room.snapshot() for room in taken.values()], unshown, self._change_mark)
 
-    def _snapshots_written(self, taken: dict[str, Room], ok: bool) -> None:
+    def _snapshots_written(self, batch: _Batch, ok: bool) -> None:
         if ok:
             if self._snapshot_failures:
                 log.info("room snapshots are saved again (after %d failed writes)", self._snapshot_failures)
             self._snapshot_failures = 0
+            self._show(batch)
             return
         # The database refused them (full disk, a lock held too long): they are written again with
-        # the next batch, unless the room changed meanwhile and a newer snapshot is already waiting.
+        # the next batch, unless the room changed meanwhile and a newer snapshot is already waiting;
+        # nothing of them is shown until then.
         self._snapshot_failures += 1
-        for code, room in taken.items():
+        for code, room in batch.rooms.items():
             self._unsaved.setdefault(code, room)
+        self._unshown[:0] = batch.unshown
+
+    def _show(self, batch: _Batch) -> None:
+        """A batch is committed: its changes reach the sockets, in the order they were made."""
+        for room in batch.unshown:
+            if self._shown.get(room.code, room).version > room.version:
+                continue  # a newer version went out already (a batch retried after a refusal)
+            self._shown[room.code] = room
+            self.broadcast(room)
+        if batch.mark > self._durable_mark:
+            self._durable_mark = batch.mark
+            event, self._durable = self._durable, asyncio.Event()
+            event.set()
 
     def _take_records(self) -> list[dict[str, Any]]:
         records = list(self._unarchived.values())
@@ -309,28 +392,36 @@ class Hub:
 
     def _write_pending(self) -> None:
         records = self._take_records()
-        taken, snapshots = self._take_snapshots()
-        saved, failed = self._write(snapshots, records)
-        self._snapshots_written(taken, saved)
+        batch = self._take_snapshots()
+        saved, failed = self._write(batch.snapshots, records)
+        self._snapshots_written(batch, saved)
         self._requeue(records, failed, count=True)
 
     async def persist(self, by_writer: bool = False) -> None:
-        """Write what is pending now, off the event loop: the batched writer writes snapshots and
-        finished games; readers of the archive call it first, so a game is listed as soon as it
-        ends, and only the finished games are written for them (a read must not set off snapshot writes)."""
+        """Write what is pending now, off the event loop: the writer writes snapshots and finished
+        games; readers of the archive call it first, so a game is listed as soon as it ends, and only
+        the finished games are written for them (a read must not set off snapshot writes)."""
         async with self._persist_lock:
-            if not self._unarchived and not (by_writer and self._unsaved):
+            if not self._unarchived and not (by_writer and (self._unsaved or self._unshown)):
                 return
-            taken, snapshots = self._take_snapshots() if by_writer else ({}, [])
+            batch = self._take_snapshots() if by_writer else _Batch({}, [], [], self._durable_mark)
             records = self._take_records()
-            saved, failed = await asyncio.to_thread(self._write, snapshots, records)
-            self._snapshots_written(taken, saved)
+            saved, failed = await asyncio.to_thread(self._write, batch.snapshots, records)
+            self._snapshots_written(batch, saved)
             self._requeue(records, failed, count=by_writer)
 
     async def _write_forever(self) -> None:
+        """Group commit: a batch goes as soon as the one before it is written (after at most
+        ``snapshot_seconds`` more to gather changes); a refused one is retried with a backoff."""
         while True:
-            await asyncio.sleep(self.config.snapshot_seconds)
+            await self._wake.wait()
+            self._wake.clear()
+            if self.config.snapshot_seconds > 0:
+                await asyncio.sleep(self.config.snapshot_seconds)
             await self.persist(by_writer=True)
+            if self._snapshot_failures:
+                await asyncio.sleep(min(0.05 * 2**self._snapshot_failures, 2.0))
+                self._wake.set()
 
     # ---- connections -----------------------------------------------------------------------------
 
@@ -349,6 +440,7 @@ class Hub:
         connected = self.connected_seats(room)
         info = room.info(connected)
         cache: dict[int | None, str] = {}
+        self._texts[room.code] = (room.version, frozenset(connected), cache)
         for conn in list(conns):
             idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
             if conn.seat_id is not None and (idx is None or room.seats[idx].left):
@@ -359,6 +451,13 @@ class Hub:
             if text is None:
                 text = cache[idx] = _encoder.encode(room.message_for(idx, connected, info)).decode()
             conn.send_text(text)
+
+    async def _schedule_latest(self, code: str) -> None:
+        # Clocks and bots follow the room as it is now, not as it was last shown (an older seq would
+        # cancel the bot turn of the current one).
+        room = await self.backend.get(code)
+        if room is not None:
+            self._schedule(room)
 
     async def attach(self, conn: Connection) -> None:
         conns = self.connections.setdefault(conn.code, set())
@@ -376,9 +475,8 @@ class Hub:
         if conn.seat_id is not None and sum(1 for c in conns if c.seat_id == conn.seat_id) == 1:
             # A seat came online: everyone sees it (the newcomer gets its first message this way).
             await self.backend.presence(conn.code, conn.seat_id, True)
-            room = await self.room(conn.code)
-            self.broadcast(room)
-            self._schedule(room)
+            self.broadcast(await self.room(conn.code))
+            await self._schedule_latest(conn.code)
         else:
             # A spectator or a second tab: nobody else's message changes.
             await self.send_current(conn)
@@ -390,20 +488,30 @@ class Hub:
             conns.discard(conn)
             if not conns:
                 del self.connections[conn.code]
+                self._texts.pop(conn.code, None)
                 await self.backend.unwatch(conn.code)
         still_there = conns is not None and any(c.seat_id == conn.seat_id for c in conns)
         if conn.seat_id is not None and not still_there:
             await self.backend.presence(conn.code, conn.seat_id, False)
-        room = await self.backend.get(conn.code)
-        if room is not None and conn.seat_id is not None and not still_there:
             # The seat's last socket closed: everyone sees it go, and its grace period starts.
-            self.broadcast(room)
-            self._schedule(room)
+            with contextlib.suppress(RoomError):
+                self.broadcast(await self.room(conn.code))
+            await self._schedule_latest(conn.code)
 
     async def send_current(self, conn: Connection) -> None:
+        """The connection's message for the room as last shown; from the last broadcast's texts when
+        nothing changed since (a ``sync`` costs a lookup, not a view)."""
         room = await self.room(conn.code)
         idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
-        conn.send(room.message_for(idx, self.connected_seats(room)))
+        connected = self.connected_seats(room)
+        texts = self._texts.get(room.code)
+        if texts is not None and texts[0] == room.version and texts[1] == connected:
+            text = texts[2].get(idx)
+            if text is None:
+                text = texts[2][idx] = _encoder.encode(room.message_for(idx, connected)).decode()
+            conn.send_text(text)
+            return
+        conn.send(room.message_for(idx, connected))
 
     # ---- scheduling ------------------------------------------------------------------------------
 
@@ -574,6 +682,9 @@ class Hub:
                 async with self._persist_lock:  # after any write of it already under way
                     # (a failed write puts its rooms back in _unsaved: dropped here, under the lock)
                     self._unsaved.pop(code, None)
+                    self._unshown = [r for r in self._unshown if r.code != code]
+                    self._shown.pop(code, None)
+                    self._texts.pop(code, None)
                     await asyncio.to_thread(self.store.delete_room, code)
                 for task, _ in self.tasks.pop(code, {}).values():
                     task.cancel()

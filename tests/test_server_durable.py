@@ -1,0 +1,172 @@
+"""Nothing is shown before it is durable: a change reaches the sockets, and its caller, only once the
+snapshot that holds it is committed (issue 13, item 6: a killed server took back moves players saw)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conflictology.server.config import ServerConfig
+from conflictology.server.hub import Connection, Hub
+from conflictology.server.protocol import RoomSettings
+from conflictology.server.rooms import Room, RoomError
+from conflictology.server.store import Store
+
+
+class RecordingSocket:
+    """What a WebSocket connection would have sent, as decoded messages."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+    async def close(self) -> None:
+        pass
+
+
+class SlowStore(Store):
+    """A store whose snapshot writes wait for ``release`` while ``hold`` is set."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.hold = threading.Event()
+        self.release = threading.Event()
+        self.writing = threading.Event()
+        self.refuse = False
+
+    def save_rooms(self, snapshots: list[dict[str, Any]]) -> None:
+        if self.hold.is_set():
+            self.writing.set()
+            self.release.wait(10)
+        if self.refuse:
+            raise RuntimeError("disk full")
+        super().save_rooms(snapshots)
+
+
+def stored_version(store: Store, code: str) -> int | None:
+    return next((s["version"] for s in store.load_rooms() if s["code"] == code), None)
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0.02)
+
+
+def test_a_change_is_shown_and_returned_only_once_its_snapshot_is_committed(tmp_path: Path) -> None:
+    store = SlowStore(f"sqlite:///{tmp_path / 'durable.sqlite3'}")
+    hub = Hub(ServerConfig(), store)
+
+    async def main() -> None:
+        await hub.start()
+        room, _ = Room.create("DURAB", "capitol", "Host", None, RoomSettings())
+        await hub.backend.insert(room)
+        await hub.until_durable()
+        socket = RecordingSocket()
+        conn = Connection(socket, "DURAB", room.seats[0].id, hub.config)
+        await hub.attach(conn)
+        await settle()
+        assert socket.sent and socket.sent[-1]["room"]["seats"][0]["name"] == "Host"
+        before = len(socket.sent)
+
+        store.hold.set()
+        change = asyncio.create_task(hub.change("DURAB", lambda r: r.join("Bea")))
+        await asyncio.to_thread(store.writing.wait, 5)
+        await settle()
+        # The join is made in memory, but neither the socket nor the caller has heard of it.
+        assert not change.done()
+        assert len(socket.sent) == before
+        assert [s.name for s in (await hub.room("DURAB")).seats] == ["Host"]
+        assert stored_version(store, "DURAB") == 1
+
+        store.hold.clear()
+        store.release.set()
+        await asyncio.wait_for(change, 5)
+        assert stored_version(store, "DURAB") == 2
+        await settle()
+        assert [s["name"] for s in socket.sent[-1]["room"]["seats"]] == ["Host", "Bea"]
+        await hub.detach(conn)
+        await hub.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()
+
+
+def test_a_change_the_database_refuses_is_a_503_and_is_shown_once_saved(tmp_path: Path) -> None:
+    store = SlowStore(f"sqlite:///{tmp_path / 'refused.sqlite3'}")
+    hub = Hub(ServerConfig(durable_timeout=0.3), store)
+
+    async def main() -> None:
+        await hub.start()
+        room, _ = Room.create("REFUS", "capitol", "Host", None, RoomSettings())
+        await hub.backend.insert(room)
+        await hub.until_durable()
+        socket = RecordingSocket()
+        await hub.attach(Connection(socket, "REFUS", None, hub.config))
+        await settle()
+        before = len(socket.sent)
+
+        store.refuse = True
+        with pytest.raises(RoomError) as refused:
+            await hub.change("REFUS", lambda r: r.join("Bea"))
+        assert refused.value.status == 503 and refused.value.code == "unavailable"
+        assert len(socket.sent) == before and stored_version(store, "REFUS") == 1
+
+        store.refuse = False  # the disk has room again: the writer's retry saves and shows it
+        for _ in range(100):
+            if len(socket.sent) > before:
+                break
+            await asyncio.sleep(0.05)
+        assert [s["name"] for s in socket.sent[-1]["room"]["seats"]] == ["Host", "Bea"]
+        assert stored_version(store, "REFUS") == 2
+        await hub.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()
+
+
+def test_every_change_is_shown_in_order_even_when_several_share_a_batch(tmp_path: Path) -> None:
+    store = SlowStore(f"sqlite:///{tmp_path / 'order.sqlite3'}")
+    hub = Hub(ServerConfig(), store)
+
+    async def main() -> None:
+        await hub.start()
+        room, _ = Room.create("ORDER", "capitol", "Host", None, RoomSettings())
+        await hub.backend.insert(room)
+        await hub.until_durable()
+        socket = RecordingSocket()
+        await hub.attach(Connection(socket, "ORDER", None, hub.config))
+        await settle()
+        store.hold.set()
+        first = asyncio.create_task(hub.change("ORDER", lambda r: r.join("A")))
+        await asyncio.to_thread(store.writing.wait, 5)
+        # Three more changes while the first batch is being written: they go together in the next.
+        others = [asyncio.create_task(hub.change("ORDER", lambda r, n=n: r.join(n))) for n in "BCD"]
+        await settle()
+        store.hold.clear()
+        store.release.set()
+        await asyncio.wait_for(asyncio.gather(first, *others), 5)
+        await settle()
+        names = [[s["name"] for s in m["room"]["seats"]] for m in socket.sent if m["type"] == "lobby"]
+        assert names[-4:] == [
+            ["Host", "A"],
+            ["Host", "A", "B"],
+            ["Host", "A", "B", "C"],
+            ["Host", "A", "B", "C", "D"],
+        ]
+        await hub.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()
