@@ -121,7 +121,7 @@ def main() -> None:
             if args.profile and i == 0:
                 cmd += ["-m", "cProfile", "-o", args.profile]
             cmd += ["-m", "conflictology.cli", "serve", "--port", str(port), "--db",
-                    f"sqlite:///{tmp / 'bench.sqlite3'}", "--http-rate", "0", "--log-level", "warning",
+                    f"sqlite:///{tmp / 'bench.sqlite3'}", "--no-address-limits", "--log-level", "warning",
                     *extra, *args.serve_args.split()]  # fmt: skip
             procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, preexec_fn=raise_priority))
             urls.append(f"http://127.0.0.1:{port}")

@@ -27,7 +27,7 @@ def test_percentiles() -> None:
 
 
 def test_loadtest_against_one_server(tmp_path: Path) -> None:
-    with thread_server(tmp_path, http_rate_per_second=0.0) as server:
+    with thread_server(tmp_path, address_limits=False) as server:
         seen: list[str] = []
         sockets_at_close: list[int] = []
 
@@ -64,7 +64,7 @@ def test_loadtest_against_one_server(tmp_path: Path) -> None:
 
 
 def test_loadtest_command_prints_a_table(tmp_path: Path) -> None:
-    with thread_server(tmp_path, http_rate_per_second=0.0) as server:
+    with thread_server(tmp_path, address_limits=False) as server:
         result = CliRunner().invoke(
             app,
             ["loadtest", "--server", server.url, "--rooms", "2", "--players", "2", "--duration", "2",
@@ -86,7 +86,7 @@ def test_loadtest_over_two_processes_sharing_redis(tmp_path: Path) -> None:
     with redis_server(tmp_path) as url:
         prefix = new_prefix()
         db = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
-        args = ("--redis", url, "--redis-prefix", prefix, "--http-rate", "0")
+        args = ("--redis", url, "--redis-prefix", prefix, "--no-address-limits")
         a = ServerProcess(db, None, *args)
         b = ServerProcess(db, None, *args)
         try:
@@ -109,7 +109,7 @@ def test_loadtest_survives_a_killed_process(tmp_path: Path) -> None:
     with redis_server(tmp_path) as url:
         prefix = new_prefix()
         db = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
-        args = ("--redis", url, "--redis-prefix", prefix, "--http-rate", "0", "--redis-lease", "2")
+        args = ("--redis", url, "--redis-prefix", prefix, "--no-address-limits", "--redis-lease", "2")
         a = ServerProcess(db, None, *args)
         b = ServerProcess(db, None, *args)
         running = threading.Event()

@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
+from conflictology.server.backend import BackendUnavailable
 from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Connection, Hub
 from conflictology.server.protocol import RoomSettings
-from conflictology.server.rooms import Room, RoomError
+from conflictology.server.rooms import Room
 from conflictology.server.store import Store
 
 
@@ -115,7 +116,7 @@ def test_a_change_the_database_refuses_is_a_503_and_is_shown_once_saved(tmp_path
         before = len(socket.sent)
 
         store.refuse = True
-        with pytest.raises(RoomError) as refused:
+        with pytest.raises(BackendUnavailable) as refused:
             await hub.change("REFUS", lambda r: r.join("Bea"))
         assert refused.value.status == 503 and refused.value.code == "unavailable"
         assert len(socket.sent) == before and stored_version(store, "REFUS") == 1

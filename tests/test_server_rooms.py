@@ -3,6 +3,7 @@ checks and limits — against a real uvicorn on 127.0.0.1 (a throwaway game keep
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -265,7 +266,7 @@ def test_rate_and_size_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         time.sleep(1.5)
         r = http.post("/api/rooms", json={"game": "toy", "name": "x" * 3000})
         assert r.status_code == 413
-        # Reads are never rate limited.
+        # Reads have a limit of their own, far above what a page load needs.
         assert all(http.get("/healthz").status_code == 200 for _ in range(20))
 
 
@@ -291,11 +292,11 @@ def test_join_link_serves_the_client(server: Server) -> None:
     assert start is not None
 
 
-def test_streamed_bodies_and_connections_per_room_are_capped(
+def test_streamed_bodies_and_spectators_per_room_are_capped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     register_toy(monkeypatch)
-    with thread_server(tmp_path, max_body_bytes=2000, max_connections_per_room=3) as srv:
+    with thread_server(tmp_path, max_body_bytes=2000, max_spectators_per_room=3) as srv:
         table = make_table(srv, "toy", humans=1)
 
         def chunks() -> Iterator[bytes]:
@@ -312,7 +313,11 @@ def test_streamed_bodies_and_connections_per_room_are_capped(
         with pytest.raises(InvalidStatus) as refused:
             Player(srv, table.code, None, None)
         assert refused.value.response.status_code == 429
-        for w in watchers:
+        assert json.loads(refused.value.response.body)["code"] == "too_many_spectators"
+        # The room is full of spectators, and its player still gets in.
+        host = Player(srv, table.code, table.host_token, 0)
+        assert host.next()["type"] == "lobby"
+        for w in [*watchers, host]:
             w.close()
 
 

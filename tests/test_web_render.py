@@ -21,6 +21,13 @@ pytestmark = pytest.mark.browser
 DEFAULT_DECK = Path(__file__).parent.parent / "src/conflictology/games/conspiranoicos/decks/default.json"
 
 
+@pytest.fixture
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    # The probes below are strings evaluated in the page (the test's harness, not the client's code),
+    # which the server's Content-Security-Policy rightly refuses: this context bypasses it.
+    return {**browser_context_args, "bypass_csp": True}
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     with run_server(tmp_path_factory.mktemp("render")) as running:

@@ -26,21 +26,22 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from conflictology import bots, games
 from conflictology.server import protocol
-from conflictology.server.backend import RoomBackend
+from conflictology.server.backend import BackendUnavailable, RoomBackend
 from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Connection, Hub
 from conflictology.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from conflictology.server.metrics import Metrics
 from conflictology.server.protocol import RoomSettings
-from conflictology.server.rooms import Room, RoomError, RoomStatus, normalize_code
-from conflictology.server.security import OriginPolicy, RateLimits
+from conflictology.server.rooms import Room, RoomError, RoomStatus, normalize_code, plausible_code
+from conflictology.server.security import HostPolicy, OriginPolicy, RateLimits, client_key, own_host_names
 from conflictology.server.store import Store
 
 log = logging.getLogger("conflictology.server")
 
 
-def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": message, "code": code}, status_code=status)
+def error(status: int, code: str, message: str, retry_after: int | None = None) -> JSONResponse:
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return JSONResponse({"error": message, "code": code}, status_code=status, headers=headers)
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -50,37 +51,131 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-class GuardMiddleware:
-    """Origin allow-list (HTTP and WebSocket), CORS for allowed origins, body size and rate limits."""
+# Every HTTP response carries these. The web client loads its scripts, styles and images from
+# files of its own origin (no inline script: the Chrome extension forbids them too) and talks only to
+# its own origin; nobody may frame it (clickjacking); a room code in the address never leaves in a
+# Referer.
+SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; font-src 'self'; media-src 'self' data:; object-src 'none'; "
+        b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
+]
+HSTS = (b"strict-transport-security", b"max-age=31536000")
 
-    def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
+# Paths that name a room: a request for a room that does not exist is a guess at its code.
+_ROOM_PATHS = ("/api/rooms/", "/ws/")
+
+
+def _names_room(path: str) -> bool:
+    return path.startswith(_ROOM_PATHS) and len(path) > len("/ws/")
+
+
+class GuardMiddleware:
+    """Before any route: the Host and Origin allow-lists, CORS for allowed origins, body size, and
+    the per-address limits — requests (reads and writes apart), rooms created, and wrong guesses at
+    room codes; after: the security headers on every response, and a miss counted against its
+    address."""
+
+    def __init__(self, app: ASGIApp, config: ServerConfig, metrics: Metrics | None = None) -> None:
         self.app = app
         self.config = config
+        self.metrics = metrics
+        self.hosts = HostPolicy(config.allowed_hosts, own_host_names())
         self.origins = OriginPolicy(config.allow_origins)
-        self.limits = RateLimits(config.http_rate_per_second, config.http_rate_burst)
+        on = config.address_limits
+        self.writes = RateLimits(config.http_rate_per_second if on else 0, config.http_rate_burst)
+        self.reads = RateLimits(config.http_read_rate_per_second if on else 0, config.http_read_burst)
+        self.creations = RateLimits(config.rooms_per_hour / 3600 if on else 0, config.rooms_burst)
+        guess_rate = 1 / config.room_guess_seconds if on and config.room_guess_seconds > 0 else 0
+        self.guesses = RateLimits(guess_rate, config.room_guess_burst)
+
+    async def _refuse(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        status: int,
+        code: str,
+        message: str,
+        retry: int | None = None,
+    ) -> None:
+        if self.metrics is not None:
+            self.metrics.refused_requests.labels(code).inc()
+        if scope["type"] == "websocket":
+            await _deny_websocket(scope, receive, send, status, code, message, retry)
+        else:
+            await error(status, code, message, retry)(scope, receive, self._secured(scope, send))
+
+    def _secured(self, scope: Scope, send: Send, extra: list[tuple[bytes, bytes]] | None = None) -> Send:
+        headers = SECURITY_HEADERS + (extra or [])
+        if scope.get("scheme") == "https":
+            headers = [*headers, HSTS]
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + headers
+            await send(message)
+
+        return send_secured
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
+        kind = scope["type"]
+        if kind not in ("http", "websocket"):
             await self.app(scope, receive, send)
+            return
+        host = _header(scope, b"host")
+        if not self.hosts.allowed(host):
+            message = f"this server does not answer for {host}"
+            await self._refuse(scope, receive, send, 400, "bad_host", message)
             return
         origin = _header(scope, b"origin")
-        host = _header(scope, b"host")
         if not self.origins.allowed(origin, host):
-            if scope["type"] == "websocket":
-                await _deny_websocket(
-                    scope, receive, send, 403, "origin_refused", f"origin {origin} is not allowed"
-                )
-            else:
-                await error(403, "origin_refused", f"origin {origin} is not allowed")(scope, receive, send)
-            return
-        if scope["type"] == "websocket":
-            await self.app(scope, receive, send)
+            message = f"origin {origin} is not allowed"
+            await self._refuse(scope, receive, send, 403, "origin_refused", message)
             return
         client = scope.get("client") or ("?", 0)
-        limited = self.config.http_rate_per_second > 0
-        if limited and scope["method"] != "GET" and not self.limits.take(str(client[0])):
-            await error(429, "rate_limited", "too many requests; slow down")(scope, receive, send)
+        address = client_key(str(client[0]))
+        path: str = scope.get("path", "")
+        method = "GET" if kind == "websocket" else scope["method"]
+        guess = _names_room(path)
+        if guess and not self.guesses.has(address):
+            # Too many requests for rooms that do not exist: every room is out of reach for a while,
+            # so a blocked address learns nothing more (and costs a dictionary lookup).
+            retry = self.guesses.retry_after(address)
+            message = "too many requests for rooms that do not exist; wait before trying another code"
+            await self._refuse(scope, receive, send, 429, "too_many_misses", message, retry)
             return
+        limits = self.reads if method in ("GET", "HEAD") else self.writes
+        if method != "OPTIONS" and not limits.take(address):
+            retry = limits.retry_after(address)
+            message = "too many requests; slow down"
+            await self._refuse(scope, receive, send, 429, "rate_limited", message, retry)
+            return
+        if method == "POST" and path == "/api/rooms" and not self.creations.take(address):
+            retry = self.creations.retry_after(address)
+            message = "this address has made many rooms lately; wait before making another"
+            await self._refuse(scope, receive, send, 429, "room_quota", message, retry)
+            return
+
+        if kind == "websocket":
+
+            async def send_ws(message: Message) -> None:
+                if guess and message["type"] == "websocket.http.response.start" and message["status"] == 404:
+                    self.guesses.spend(address)
+                await send(message)
+
+            await self.app(scope, receive, send_ws)
+            return
+
         cors: list[tuple[bytes, bytes]] = []
         if origin is not None:
             cors = [
@@ -90,25 +185,22 @@ class GuardMiddleware:
                 (b"access-control-allow-methods", b"GET, POST, PATCH, OPTIONS"),
                 (b"access-control-max-age", b"600"),
             ]
-        if scope["method"] == "OPTIONS" and origin is not None:
-            await Response(status_code=204, headers={k.decode(): v.decode() for k, v in cors})(
-                scope, receive, send
-            )
+        secured = self._secured(scope, send, cors)
+        if method == "OPTIONS" and origin is not None:
+            await Response(status_code=204)(scope, receive, secured)
             return
         length = _header(scope, b"content-length")
         if length is not None and length.isdigit() and int(length) > self.config.max_body_bytes:
-            await error(413, "too_large", f"bodies are limited to {self.config.max_body_bytes} bytes")(
-                scope, receive, send
-            )
+            message = f"bodies are limited to {self.config.max_body_bytes} bytes"
+            await error(413, "too_large", message)(scope, receive, secured)
             return
 
-        async def send_with_cors(message: Message) -> None:
-            if message["type"] == "http.response.start" and cors:
-                message = dict(message)
-                message["headers"] = list(message.get("headers", [])) + cors
-            await send(message)
+        async def send_counted(message: Message) -> None:
+            if guess and message["type"] == "http.response.start" and message["status"] == 404:
+                self.guesses.spend(address)
+            await secured(message)
 
-        await self.app(scope, receive, send_with_cors)
+        await self.app(scope, receive, send_counted if guess else secured)
 
 
 # Set (in the connection's own task) once this app has refused a handshake on purpose.
@@ -135,39 +227,51 @@ def _install_denied_handshake_filter() -> None:
 
 
 async def _deny_websocket(
-    scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    retry_after: int | None = None,
 ) -> None:
-    """Refuse a WebSocket at the handshake with an HTTP status (404 no room, 403 bad token/origin)."""
+    """Refuse a WebSocket at the handshake with an HTTP status (404 no room, 403 bad token/origin,
+    429 a limit, 503 the rooms' backend unavailable)."""
     await receive()  # the websocket.connect message
     if "websocket.http.response" in scope.get("extensions", {}):
         _handshake_denied.set(True)
         body = json.dumps({"error": message, "code": code}).encode()
-        await send(
-            {
-                "type": "websocket.http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        if retry_after is not None:
+            headers.append((b"retry-after", str(retry_after).encode()))
+        await send({"type": "websocket.http.response.start", "status": status, "headers": headers})
         await send({"type": "websocket.http.response.body", "body": body})
     else:
         await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
 
 
+# The room listing: built at most this often, from at most this many rooms (newest first).
+LISTING_SECONDS = 1.0
+LISTING_MAX = 500
+RECENT_SECONDS = 5
+
+
 class Api:
     """The endpoints, sharing one hub."""
 
-    def __init__(self, config: ServerConfig, hub: Hub) -> None:
+    def __init__(self, config: ServerConfig, hub: Hub, metrics: Metrics) -> None:
         self.config = config
         self.hub = hub
-        self.metrics = Metrics(
-            connections=lambda: sum(len(c) for c in hub.connections.values()),
-            rooms=lambda: len(hub.connections),
-            backend_stats=hub.backend.stats,
+        self.metrics = metrics
+        # Socket messages per client address, over all of its sockets (besides each socket's own).
+        self.messages = RateLimits(
+            config.ws_address_rate_per_second if config.address_limits else 0, config.ws_address_burst
         )
+        # The room listing, built at most once a second however many ask (page by page from it).
+        self._listing: tuple[float, list[dict[str, Any]]] | None = None
+        self._listing_task: asyncio.Task[list[dict[str, Any]]] | None = None
+        # The recent public games, likewise (reading them decodes archived records).
+        self._recent: tuple[tuple[int, int], list[dict[str, Any]]] | None = None
 
     async def _body(self, request: Request, kind: type[Any]) -> Any:
         # Read the stream ourselves so a body without Content-Length cannot grow without bound.
@@ -200,10 +304,26 @@ class Api:
 
     @staticmethod
     def _code(request: Request) -> str:
-        return normalize_code(str(request.path_params["code"]))
+        code = normalize_code(str(request.path_params["code"]))
+        if not plausible_code(code):
+            # Not a code the server ever makes: a miss without asking the rooms' store.
+            raise RoomError(404, "no_room", f"no room {code[:16]}")
+        return code
+
+    def _health(self) -> dict[str, Any]:
+        checks = self.hub.health()
+        ok = all(v == "ok" for v in checks.values())
+        return {"ok": ok, "status": "ok" if ok else "degraded", "checks": checks, "time": time.time()}
 
     async def healthz(self, request: Request) -> Response:
-        return JSONResponse({"ok": True, "time": time.time()})
+        """Liveness: 200 while the process serves, with what is degraded (a container restart would
+        not bring Redis back)."""
+        return JSONResponse(self._health())
+
+    async def readyz(self, request: Request) -> Response:
+        """Readiness: 503 while rooms cannot be served (a load balancer sends players elsewhere)."""
+        health = self._health()
+        return JSONResponse(health, status_code=200 if health["ok"] else 503)
 
     async def metrics_text(self, request: Request) -> Response:
         return Response(self.metrics.render(), media_type=METRICS_CONTENT_TYPE)
@@ -238,6 +358,8 @@ class Api:
 
     async def create_room(self, request: Request) -> Response:
         body = await self._body(request, protocol.CreateRoom)
+        if self.hub.room_count() >= self.config.max_rooms:
+            raise RoomError(503, "server_full", "this server holds as many rooms as it can; try again later")
         room, token = await self.hub.create_room(body)
         return JSONResponse(
             {"code": room.code, "seat": 0, "token": token, "join_url": f"/?room={room.code}"},
@@ -245,11 +367,31 @@ class Api:
         )
 
     async def list_rooms(self, request: Request) -> Response:
-        rooms = []
-        for room in await self.hub.backend.summaries():
-            if room.settings.public and room.status is not RoomStatus.OVER:
-                rooms.append(room.info(self.hub.connected_seats(room)))
-        return JSONResponse({"rooms": rooms})
+        """Public rooms in the lobby or playing, newest first, a page at a time (``?offset=&limit=``,
+        at most 100 a page, the newest LISTING_MAX in all)."""
+        try:
+            offset = max(0, int(request.query_params.get("offset", "0")))
+            limit = min(100, max(1, int(request.query_params.get("limit", "50"))))
+        except ValueError:
+            raise RoomError(400, "bad_request", "offset and limit are whole numbers") from None
+        listing = await self._cached_listing()
+        page = listing[offset : offset + limit]
+        following = offset + limit if offset + limit < len(listing) else None
+        return JSONResponse({"rooms": page, "total": len(listing), "offset": offset, "next": following})
+
+    async def _cached_listing(self) -> list[dict[str, Any]]:
+        now = time.monotonic()
+        if self._listing is not None and now - self._listing[0] < LISTING_SECONDS:
+            return self._listing[1]
+        if self._listing_task is None or self._listing_task.done():
+            self._listing_task = asyncio.ensure_future(self._build_listing())
+        return await asyncio.shield(self._listing_task)
+
+    async def _build_listing(self) -> list[dict[str, Any]]:
+        rooms = await self.hub.backend.listed(LISTING_MAX)
+        listing = [room.info(self.hub.connected_seats(room)) for room in rooms]
+        self._listing = (time.monotonic(), listing)
+        return listing
 
     async def get_room(self, request: Request) -> Response:
         room = await self.hub.room(self._code(request))
@@ -329,6 +471,8 @@ class Api:
     async def get_game(self, request: Request) -> Response:
         """A replay: public events while the game goes on; everything once it is over."""
         game_id = str(request.path_params["game_id"])
+        if not (0 < len(game_id) <= 64 and game_id.isalnum()):
+            raise RoomError(404, "no_game", "no such game")
         await self.hub.persist()
         record = await asyncio.to_thread(self.hub.store.get_game, game_id)
         if record is not None:
@@ -357,40 +501,48 @@ class Api:
                     "final_views": [final.view(i) for i in range(len(record["players"]))],
                 }
             )
-        for room in await self.hub.backend.summaries():
-            if room.game_id == game_id and room.state is not None:
-                if not room.settings.spectators and room.status is RoomStatus.PLAYING:
-                    # The live public view is what a spectator sees: refused like the spectator socket.
-                    raise RoomError(403, "no_spectators", "this room has no spectators")
-                view = room.state.view(None)
-                return JSONResponse(
-                    {
-                        "id": game_id,
-                        "room": room.code,
-                        "game": room.game_name,
-                        "status": room.status.value,
-                        "players": [
-                            {"seat": i, "name": s.name, "bot": s.bot} for i, s in enumerate(room.seats)
-                        ],
-                        "log": view.get("log", []),
-                        "view": view,
-                    }
-                )
+        found = await self.hub.backend.find_game(game_id)
+        room = await self.hub.room(found.code) if found is not None else None
+        if room is not None and room.game_id == game_id and room.state is not None:
+            if not room.settings.spectators and room.status is RoomStatus.PLAYING:
+                # The live public view is what a spectator sees: refused like the spectator socket.
+                raise RoomError(403, "no_spectators", "this room has no spectators")
+            view = room.state.view(None)
+            return JSONResponse(
+                {
+                    "id": game_id,
+                    "room": room.code,
+                    "game": room.game_name,
+                    "status": room.status.value,
+                    "players": [{"seat": i, "name": s.name, "bot": s.bot} for i, s in enumerate(room.seats)],
+                    "log": view.get("log", []),
+                    "view": view,
+                }
+            )
         raise RoomError(404, "no_game", f"no game {game_id}")
 
     async def list_games(self, request: Request) -> Response:
+        """The latest public games, read again when this process archived one or after a few seconds
+        (reading them decodes archived records: not once per request)."""
         await self.hub.persist()
-        return JSONResponse({"games": await asyncio.to_thread(self.hub.store.recent_games)})
+        key = (self.hub.games_archived, int(time.monotonic() // RECENT_SECONDS))
+        if self._recent is None or self._recent[0] != key:
+            self._recent = (key, await asyncio.to_thread(self.hub.store.recent_games))
+        return JSONResponse({"games": self._recent[1]})
 
     # ---- the WebSocket ---------------------------------------------------------------------------
 
     async def websocket(self, websocket: WebSocket) -> None:
         code = normalize_code(str(websocket.path_params["code"]))
         token = websocket.query_params.get("token")
-        room = await self.hub.backend.get(code)
         scope, receive, send = websocket.scope, websocket.receive, websocket.send
+        try:
+            room = await self.hub.backend.get(code) if plausible_code(code) else None
+        except BackendUnavailable as exc:
+            await _deny_websocket(scope, receive, send, exc.status, exc.code, exc.message, RETRY_AFTER)
+            return
         if room is None:
-            await _deny_websocket(scope, receive, send, 404, "no_room", f"no room {code}")
+            await _deny_websocket(scope, receive, send, 404, "no_room", f"no room {code[:16]}")
             return
         seat_id: str | None = None
         if token:
@@ -402,14 +554,22 @@ class Api:
         elif not room.settings.spectators:
             await _deny_websocket(scope, receive, send, 403, "no_spectators", "this room has no spectators")
             return
-        if len(self.hub.connections.get(code, ())) >= self.config.max_connections_per_room:
-            await _deny_websocket(scope, receive, send, 429, "too_many", "this room has too many connections")
-            return
+        else:
+            # A seated player is always admitted; spectators have a cap of their own, so a crowd of
+            # them can never lock a player out of their own table.
+            conns = self.hub.connections.get(code, ())
+            if sum(1 for c in conns if c.seat_id is None) >= self.config.max_spectators_per_room:
+                refusal = "this room has as many spectators as it admits"
+                await _deny_websocket(scope, receive, send, 429, "too_many_spectators", refusal, 10)
+                return
         await websocket.accept()
-        conn = Connection(websocket, code, seat_id, self.config)
+        client = websocket.scope.get("client") or ("?", 0)
+        conn = Connection(websocket, code, seat_id, self.config, client_key(str(client[0])))
         try:
             # Inside the try: an attach that fails half-way (Redis gone) must not leave the
             # connection counted in the room for good.
+            if seat_id is not None:
+                self._make_room_for(conn)
             await self.hub.attach(conn)
             while not conn.closed:
                 message = await websocket.receive()
@@ -420,8 +580,22 @@ class Api:
                 await self._on_message(conn, raw)
         except (WebSocketDisconnect, RuntimeError):
             pass
+        except (RoomError, BackendUnavailable) as exc:  # the rooms' store went away meanwhile
+            conn.send({"type": "error", "code": exc.code, "message": exc.message})
+            conn.close()
         finally:
-            await self.hub.detach(conn)
+            with contextlib.suppress(RoomError, BackendUnavailable):
+                await self.hub.detach(conn)
+
+    def _make_room_for(self, conn: Connection) -> None:
+        """A seat's newest socket is admitted; past ``max_sockets_per_seat`` tabs the oldest is told
+        why and closed (its client does not reconnect on ``replaced``)."""
+        conns = self.hub.connections.get(conn.code, ())
+        mine = [c for c in conns if c.seat_id == conn.seat_id and not c.closed]
+        mine.sort(key=lambda c: c.opened)
+        for old in mine[: max(0, len(mine) - self.config.max_sockets_per_seat + 1)]:
+            old.send({"type": "replaced", "message": "this seat was opened in another tab"})
+            old.close()
 
     def _refuse(self, conn: Connection, code: str, message: str) -> None:
         self.metrics.refused.labels(code).inc()
@@ -432,7 +606,7 @@ class Api:
         if len(raw) > self.config.max_message_bytes:
             self._refuse(conn, "too_large", f"messages are limited to {self.config.max_message_bytes} bytes")
             return
-        if not conn.bucket.take():
+        if not conn.bucket.take() or not self.messages.take(conn.address):
             self._refuse(conn, "rate_limited", "too many messages; slow down")
             return
         try:
@@ -444,7 +618,10 @@ class Api:
             conn.send({"type": "pong", "time": time.time()})
             return
         if isinstance(msg, protocol.Sync):
-            await self.hub.send_current(conn)
+            try:
+                await self.hub.send_current(conn)
+            except BackendUnavailable as exc:
+                self._refuse(conn, exc.code, exc.message)
             return
         if conn.seat_id is None:
             self._refuse(conn, "spectator", "spectators cannot act")
@@ -459,16 +636,21 @@ class Api:
 
         try:
             await self.hub.change(conn.code, act)
-        except RoomError as exc:
+        except (RoomError, BackendUnavailable) as exc:
+            # Refused, or the store is unavailable: either way the socket stays, and says why.
             self._refuse(conn, exc.code, exc.message)
             return
         # The change's views were queued for every local socket before hub.change returned.
         self.metrics.action_seconds.observe(time.perf_counter() - arrived)
 
 
+# Seconds a client is asked to wait (Retry-After) when the rooms' store is unavailable.
+RETRY_AFTER = 2
+
+
 async def _room_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, RoomError)
-    return error(exc.status, exc.code, exc.message)
+    assert isinstance(exc, RoomError | BackendUnavailable)
+    return error(exc.status, exc.code, exc.message, RETRY_AFTER if exc.status == 503 else None)
 
 
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> Starlette:
@@ -486,7 +668,12 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
             heartbeat_seconds=min(1.0, config.redis_lease_seconds / 4),
         )
     hub = Hub(config, store, backend)
-    api = Api(config, hub)
+    metrics = Metrics(
+        connections=lambda: sum(len(c) for c in hub.connections.values()),
+        rooms=lambda: len(hub.connections),
+        backend_stats=hub.backend.stats,
+    )
+    api = Api(config, hub, metrics)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -501,6 +688,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     routes: list[Any] = [
         Route("/healthz", api.healthz),
+        Route("/readyz", api.readyz),
         Route("/metrics", api.metrics_text),
         Route("/api/info", api.info),
         Route("/api/rooms", api.create_room, methods=["POST"]),
@@ -534,11 +722,11 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={RoomError: _room_error},
+        exception_handlers={RoomError: _room_error, BackendUnavailable: _room_error},
     )
     app.state.hub = hub
     app.state.config = config
-    app.add_middleware(GuardMiddleware, config=config)
+    app.add_middleware(GuardMiddleware, config=config, metrics=metrics)
     return app
 
 

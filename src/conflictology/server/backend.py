@@ -14,13 +14,27 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TypeVar
 
-from conflictology.server.rooms import Room, RoomError
+from conflictology.server.rooms import Room, RoomError, RoomStatus
 
 T = TypeVar("T")
 
 # listener(room, local): local is True for a change made by this process (it saves and archives),
 # False for one announced by another process, or for a room this process just took over.
 Listener = Callable[[Room, bool], None]
+
+
+class BackendUnavailable(Exception):
+    """The rooms' store does not answer (Redis down or unreachable, a database refusing writes):
+    answered 503 ``unavailable`` with a Retry-After over HTTP, an error message on a socket. Not a
+    :class:`RoomError`, which says the request itself was refused: scheduled work (clocks, bot
+    turns) that meets this tries again until the store is back."""
+
+    status = 503
+    code = "unavailable"
+
+    def __init__(self, message: str = "the server's rooms are unavailable; try again in a moment") -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class RoomBackend(ABC):
@@ -44,6 +58,14 @@ class RoomBackend(ABC):
 
     async def stop(self) -> None:  # noqa: B027 (optional hook)
         """Stop serving (this process's presence and rooms are handed over to the others)."""
+
+    def count(self) -> int:
+        """Rooms this process keeps (a shared backend: the rooms it owns), for the server's cap."""
+        return 0
+
+    def available(self) -> bool:
+        """Whether the backend answered its last request (``/healthz`` says degraded when not)."""
+        return True
 
     def stats(self) -> dict[str, int]:
         """Counters for ``/metrics`` (monotonic, per process); a shared backend says what its
@@ -96,9 +118,24 @@ class RoomBackend(ABC):
                 rooms.append(room)
         return rooms
 
+    @abstractmethod
+    async def listed(self, limit: int) -> list[Room]:
+        """Up to ``limit`` rooms a listing shows (public, not over), newest first, read as cheaply
+        as the backend can (a shared one may leave out the game state and the log). Never change
+        these."""
+
+    @abstractmethod
+    async def find_game(self, game_id: str) -> Room | None:
+        """The room whose current game is ``game_id`` (an index, not a scan: any stranger may ask)."""
+
     def load(self, room: Room) -> None:
         """Put a restored room back (at startup) without counting it as a change."""
         raise NotImplementedError
+
+
+def is_listed(room: Room) -> bool:
+    """Whether ``GET /api/rooms`` shows the room."""
+    return room.settings.public and room.status is not RoomStatus.OVER
 
 
 class MemoryBackend(RoomBackend):
@@ -106,6 +143,32 @@ class MemoryBackend(RoomBackend):
         super().__init__()
         self._rooms: dict[str, Room] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        # Indexes, kept on every change: listed rooms' codes, and each current game's room.
+        self._listed: set[str] = set()
+        self._games: dict[str, str] = {}
+
+    def _index(self, room: Room, old_game: str | None) -> None:
+        if is_listed(room):
+            self._listed.add(room.code)
+        else:
+            self._listed.discard(room.code)
+        if old_game != room.game_id:
+            if old_game is not None:
+                self._games.pop(old_game, None)
+            if room.game_id is not None:
+                self._games[room.game_id] = room.code
+
+    def count(self) -> int:
+        return len(self._rooms)
+
+    async def listed(self, limit: int) -> list[Room]:
+        rooms = [self._rooms[c] for c in self._listed if c in self._rooms]
+        rooms.sort(key=lambda r: r.created, reverse=True)
+        return rooms[:limit]
+
+    async def find_game(self, game_id: str) -> Room | None:
+        code = self._games.get(game_id)
+        return None if code is None else self._rooms.get(code)
 
     async def get(self, code: str) -> Room | None:
         return self._rooms.get(code)
@@ -120,12 +183,14 @@ class MemoryBackend(RoomBackend):
         room.updated = time.time()
         self._rooms[room.code] = room
         self._locks[room.code] = asyncio.Lock()
+        self._index(room, None)
         self._notify(room)
         return True
 
     def load(self, room: Room) -> None:
         self._rooms[room.code] = room
         self._locks[room.code] = asyncio.Lock()
+        self._index(room, None)
 
     async def update(self, code: str, change: Callable[[Room], T]) -> tuple[Room, T]:
         lock = self._locks.get(code)
@@ -137,15 +202,20 @@ class MemoryBackend(RoomBackend):
                 raise RoomError(404, "no_room", f"no room {code}")
             # Room operations check everything before they change anything, so a refusal leaves
             # the live object untouched and nothing is saved or announced.
+            old_game = room.game_id
             result = change(room)
+            self._index(room, old_game)
             room.version += 1
             room.updated = time.time()
             self._notify(room)
             return room, result
 
     async def delete(self, code: str) -> None:
-        self._rooms.pop(code, None)
+        room = self._rooms.pop(code, None)
         self._locks.pop(code, None)
+        self._listed.discard(code)
+        if room is not None and room.game_id is not None:
+            self._games.pop(room.game_id, None)
 
     async def codes(self) -> list[str]:
         return list(self._rooms)

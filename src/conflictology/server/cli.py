@@ -81,7 +81,7 @@ def register(app: typer.Typer) -> None:
         ] = 5.0,
         http_rate: Annotated[
             float,
-            typer.Option("--http-rate", help="POST requests per second per client address (0: no limit)"),
+            typer.Option("--http-rate", help="POST/PATCH requests a second per client address (0: no limit)"),
         ] = 20.0,
         bot_delay: Annotated[
             float, typer.Option("--bot-delay", help="seconds a bot waits before acting")
@@ -104,6 +104,31 @@ def register(app: typer.Typer) -> None:
         ws_impl: Annotated[
             str, typer.Option("--ws", help="uvicorn WebSocket implementation (auto, websockets, ...)")
         ] = "auto",
+        allowed_host: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allowed-host",
+                help="a host name this server answers (repeatable; '*.example' or '*'); "
+                "none: localhost, IP addresses and this machine's names",
+            ),
+        ] = None,
+        address_limits: Annotated[
+            bool,
+            typer.Option(
+                "--address-limits/--no-address-limits",
+                help="per-address limits on requests, messages, rooms made and wrong room codes "
+                "(off only for a load test from one machine)",
+            ),
+        ] = True,
+        rooms_per_hour: Annotated[
+            float, typer.Option("--rooms-per-hour", help="rooms an address may create an hour, after a burst")
+        ] = 30.0,
+        max_rooms: Annotated[
+            int, typer.Option("--max-rooms", help="live rooms this process keeps at most")
+        ] = 20_000,
+        max_spectators: Annotated[
+            int, typer.Option("--max-spectators", help="spectator sockets one room admits")
+        ] = 50,
     ) -> None:
         """Run the multiplayer server (HTTP API, WebSocket, web client)."""
         import uvicorn
@@ -124,6 +149,11 @@ def register(app: typer.Typer) -> None:
             bot_delay=bot_delay,
             allow_origins=list(allow_origin or []),
             grace_seconds=grace,
+            allowed_hosts=list(allowed_host or []),
+            address_limits=address_limits,
+            rooms_per_hour=rooms_per_hour,
+            max_rooms=max_rooms,
+            max_spectators_per_room=max_spectators,
         )
         for name in ("uvicorn.access", "uvicorn.error"):
             logging.getLogger(name).addFilter(RedactTokens())

@@ -47,15 +47,39 @@ class ServerConfig:
     # A change not saved within this many seconds (the database refuses writes) is answered 503
     # ``unavailable``; it stays queued, and is shown once it is saved.
     durable_timeout: float = 5.0
-    # Limits that never bite play at human or bot speed.
+    # Limits that never bite play at human or bot speed. Rates are per second, per client address
+    # (an IPv6 /64 counts as one), besides the per-socket ones; 0 turns a limit off.
     max_message_bytes: int = 16 * 1024
     max_body_bytes: int = 64 * 1024
-    ws_rate_per_second: float = 20.0
+    ws_rate_per_second: float = 20.0  # messages on one socket
     ws_rate_burst: float = 60.0
-    http_rate_per_second: float = 20.0  # 0: no limit (a load test from one address)
+    ws_address_rate_per_second: float = 40.0  # messages on all of an address's sockets together
+    ws_address_burst: float = 120.0
+    http_rate_per_second: float = 20.0  # requests that change something (POST, PATCH)
     http_rate_burst: float = 200.0
-    # Sockets one room accepts (players' tabs and spectators together).
-    max_connections_per_room: int = 200
+    # Reads (GET, and WebSocket handshakes): a page load is about 20 files, a family of six behind
+    # one router loads it six times.
+    http_read_rate_per_second: float = 50.0
+    http_read_burst: float = 300.0
+    # Rooms one address may create: a burst for an evening of rematches in new rooms, then this many
+    # an hour (a family behind one router, a club night).
+    rooms_per_hour: float = 30.0
+    rooms_burst: float = 20.0
+    # Requests for rooms that do not exist (guessed or mistyped codes): this many at once, then one
+    # more per room_guess_seconds; an address out of them is refused every room for a while.
+    room_guess_burst: float = 10.0
+    room_guess_seconds: float = 120.0
+    # False turns every per-address limit off (a load test from one machine).
+    address_limits: bool = True
+    # Live rooms this process keeps at most (a new one beyond it is a 503).
+    max_rooms: int = 20_000
+    # Sockets in one room: a seated player's is always admitted (up to this many tabs per seat: the
+    # oldest is closed); spectators have a cap of their own.
+    max_sockets_per_seat: int = 8
+    max_spectators_per_room: int = 50
+    # Host names this server answers (its public name; "*.example"; "*" for any). None given: localhost,
+    # IP addresses and this machine's own names (the defence against DNS rebinding: security.py).
+    allowed_hosts: list[str] = field(default_factory=list)
     # Messages a slow connection may have queued before it is dropped.
     max_queue: int = 1000
     web_dir: Path = WEB_DIR

@@ -24,12 +24,13 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 import msgspec
 
 from conflictology import bots
-from conflictology.server.backend import MemoryBackend, RoomBackend
+from conflictology.server.backend import BackendUnavailable, MemoryBackend, RoomBackend
 from conflictology.server.config import ServerConfig
 from conflictology.server.protocol import CreateRoom, RoomSettings
 from conflictology.server.rooms import Room, RoomError, RoomStatus, default_level, new_code
@@ -58,10 +59,14 @@ class Connection:
     """One WebSocket: a seat's (``seat_id``) or a spectator's (None). Outgoing messages go through a
     queue drained by one writer task, so replies on one connection keep their order."""
 
-    def __init__(self, ws: Any, code: str, seat_id: str | None, config: ServerConfig) -> None:
+    def __init__(
+        self, ws: Any, code: str, seat_id: str | None, config: ServerConfig, address: str = "?"
+    ) -> None:
         self.ws = ws
         self.code = code
         self.seat_id = seat_id
+        self.address = address  # the client address its limits count under (security.client_key)
+        self.opened = time.monotonic()
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
         self.max_queue = config.max_queue
@@ -134,6 +139,7 @@ class Hub:
         self._texts: dict[str, tuple[int, frozenset[int], dict[int | None, str]]] = {}
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = random.Random()
+        self.games_archived = 0  # games this process has archived (a cache of the recent ones reads it)
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -189,6 +195,18 @@ class Hub:
     def _interested(self, code: str) -> bool:
         return bool(self.connections.get(code))
 
+    def health(self) -> dict[str, str]:
+        """What ``/healthz`` reports: whether the rooms' backend answers and the database takes the
+        snapshots and archives."""
+        return {
+            "rooms": "ok" if self.backend.available() else "unavailable",
+            "database": "failing" if self._snapshot_failures else "ok",
+        }
+
+    def room_count(self) -> int:
+        """Rooms this process keeps (with a shared backend: rooms it owns)."""
+        return self.backend.count()
+
     # ---- changes ---------------------------------------------------------------------------------
 
     async def change(self, code: str, fn: Callable[[Room], T]) -> tuple[Room, T]:
@@ -209,9 +227,7 @@ class Hub:
         while self._durable_mark < mark:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise RoomError(
-                    503, "unavailable", "the server cannot save right now; this is shown once it is saved"
-                )
+                raise BackendUnavailable("the server cannot save right now; this is shown once it is saved")
             event = self._durable
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(event.wait(), left)
@@ -297,6 +313,8 @@ class Hub:
         async def give_back() -> None:
             try:
                 await self._give_back(code)
+            except BackendUnavailable:
+                pass  # the player's socket gives it back when the store answers again (attach)
             except Exception:
                 log.exception("could not give room %s's seats back to their players", code)
             finally:
@@ -378,6 +396,7 @@ class Hub:
         for record in records:
             if record["id"] not in failed_ids:
                 self._archive_failures.pop(record["id"], None)
+                self.games_archived += 1
         for record in failed:
             if not count:  # a reader's flush: only the writer's own attempts count towards giving up
                 self._unarchived.setdefault(record["id"], record)
@@ -482,6 +501,9 @@ class Hub:
             await self.send_current(conn)
 
     async def detach(self, conn: Connection) -> None:
+        # Every step is tried even when the rooms' store is unavailable: this process's own record
+        # of what it follows and who is connected through it is right, and is written back to the
+        # store when it answers again.
         conn.close()
         conns = self.connections.get(conn.code)
         if conns is not None:
@@ -489,14 +511,16 @@ class Hub:
             if not conns:
                 del self.connections[conn.code]
                 self._texts.pop(conn.code, None)
-                await self.backend.unwatch(conn.code)
+                with contextlib.suppress(BackendUnavailable):
+                    await self.backend.unwatch(conn.code)
         still_there = conns is not None and any(c.seat_id == conn.seat_id for c in conns)
         if conn.seat_id is not None and not still_there:
-            await self.backend.presence(conn.code, conn.seat_id, False)
+            with contextlib.suppress(BackendUnavailable):
+                await self.backend.presence(conn.code, conn.seat_id, False)
             # The seat's last socket closed: everyone sees it go, and its grace period starts.
-            with contextlib.suppress(RoomError):
+            with contextlib.suppress(RoomError, BackendUnavailable):
                 self.broadcast(await self.room(conn.code))
-            await self._schedule_latest(conn.code)
+                await self._schedule_latest(conn.code)
 
     async def send_current(self, conn: Connection) -> None:
         """The connection's message for the room as last shown; from the last broadcast's texts when
@@ -515,12 +539,26 @@ class Hub:
 
     # ---- scheduling ------------------------------------------------------------------------------
 
-    def _start_task(self, code: str, key: str, coro: Any, seq: int = 0) -> None:
+    def _start_task(self, code: str, key: str, work: Callable[[], Any], seq: int = 0) -> None:
         tasks = self.tasks.setdefault(code, {})
         old = tasks.get(key)
         if old is not None and old[0] is not asyncio.current_task():
             old[0].cancel()
-        tasks[key] = (asyncio.create_task(coro), seq)
+        tasks[key] = (asyncio.create_task(self._until_done(work)), seq)
+
+    @staticmethod
+    async def _until_done(work: Callable[[], Any]) -> None:
+        """Scheduled work (a clock, a bot turn, a grace period) runs again from the start while the
+        rooms' store is unavailable: it re-checks the room's seq, so a late run does nothing wrong,
+        and a room resumes within a second of the store coming back."""
+        delay = 0.25
+        while True:
+            try:
+                await work()
+                return
+            except BackendUnavailable:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
 
     def _cancel(self, code: str, key: str) -> None:
         tasks = self.tasks.get(code, {})
@@ -542,7 +580,8 @@ class Hub:
         timer = tasks.get("timer")
         if playing and room.deadline is not None:
             if timer is None or timer[1] != room.seq or timer[0].done():
-                self._start_task(code, "timer", self._timer(code, room.seq, room.deadline), room.seq)
+                # Bound now: the room object may change before a retry.
+                self._start_task(code, "timer", partial(self._timer, code, room.seq, room.deadline), room.seq)
         elif timer is not None:
             self._cancel(code, "timer")
         # Bot turns: bots, players who left, and disconnected players past their grace period.
@@ -557,7 +596,7 @@ class Hub:
                 key = f"bot:{seat}"
                 entry = tasks.get(key)
                 if entry is None or entry[1] != room.seq or entry[0].done():
-                    self._start_task(code, key, self._bot_turn(code, seat, room.seq), room.seq)
+                    self._start_task(code, key, partial(self._bot_turn, code, seat, room.seq), room.seq)
         # Grace periods of disconnected players.
         connected = self.connected_seats(room) if playing else set()
         want = set()
@@ -571,7 +610,7 @@ class Hub:
         for seat_id in want:
             entry = tasks.get(f"grace:{seat_id}")
             if entry is None or entry[0].done():
-                self._start_task(code, f"grace:{seat_id}", self._grace(code, seat_id))
+                self._start_task(code, f"grace:{seat_id}", partial(self._grace, code, seat_id))
 
     def _bot_delay(self, room: Room) -> float:
         base = room.settings.bot_delay

@@ -84,6 +84,12 @@ class Metrics:
             ["code"],
             registry=self.registry,
         )
+        self.refused_requests = Counter(
+            "conflictology_refused_requests",
+            "HTTP requests and WebSocket handshakes refused before reaching a room, by error code",
+            ["code"],
+            registry=self.registry,
+        )
         gauge = Gauge("conflictology_connections", "Open WebSockets on this process", registry=self.registry)
         gauge.set_function(lambda: float(connections()))
         gauge = Gauge(

@@ -36,21 +36,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import hiredis
 import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
+from redis.exceptions import BusyLoadingError, NoScriptError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from conflictology.server.backend import RoomBackend
+from conflictology.server.backend import BackendUnavailable, RoomBackend, is_listed
 from conflictology.server.rooms import Room, RoomError
 
 log = logging.getLogger("conflictology.server")
@@ -106,6 +107,27 @@ return 0
 
 _encoder = msgspec.json.Encoder()
 
+# What a Redis outage looks like to a client: refused or dropped connections, no answer in time,
+# a restarted Redis still loading its data.
+OUTAGE = (RedisConnectionError, RedisTimeoutError, BusyLoadingError, OSError)
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+
+def answers_outage(method: F) -> F:
+    """A public method: a Redis outage during it is a :class:`BackendUnavailable` (a 503 for HTTP, an
+    error message on a socket), never an unexpected exception."""
+
+    @functools.wraps(method)
+    async def wrapper(self: RedisBackend, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await method(self, *args, **kwargs)
+        except OUTAGE as exc:
+            self._outage(exc)  # (what Redis said goes to the log, not to a stranger)
+            raise BackendUnavailable() from None
+
+    return wrapper  # type: ignore[return-value]
+
 
 def _without_log(room: Room) -> bytes:
     """The room's snapshot without what the log key and the ``initial`` field hold."""
@@ -149,7 +171,11 @@ class RedisBackend(RoomBackend):
         self.process = uuid.uuid4().hex[:12]
         # A bounded pool that makes a burst of changes wait for a free connection (the default
         # pool refuses with "Too many connections" once hundreds of rooms change at once).
-        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=64, timeout=30)
+        # Timeouts, so a Redis that stops answering (a network partition, a stopped process) is an
+        # outage the server reports, not a request that waits for ever.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=64, timeout=5, socket_timeout=5, socket_connect_timeout=2
+        )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._insert = self.redis.register_script(_INSERT)
         self._update = self.redis.register_script(_UPDATE)
@@ -192,6 +218,8 @@ class RedisBackend(RoomBackend):
         self._batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]] = []
         self._sender: asyncio.Task[None] | None = None
         self._saver: AbstractConnection | None = None
+        # Since when Redis has not answered (None: it answers); while it does not, /healthz says so.
+        self._down_since: float | None = None
 
     # ---- keys ------------------------------------------------------------------------------------
 
@@ -218,6 +246,12 @@ class RedisBackend(RoomBackend):
 
     def _k_follows(self, process: str) -> str:
         return f"{self.prefix}follows:{process}"
+
+    def _k_listed(self) -> str:
+        return f"{self.prefix}listed"
+
+    def _k_games(self) -> str:
+        return f"{self.prefix}games"
 
     def _channel(self, code: str) -> str:
         return f"{self.prefix}ch:{code}"
@@ -423,9 +457,11 @@ class RedisBackend(RoomBackend):
                 results[i] = result
         return results
 
+    @answers_outage
     async def get(self, code: str) -> Room | None:
         return await self._load(code)
 
+    @answers_outage
     async def insert(self, room: Room) -> bool:
         room.version = 1
         room.updated = time.time()
@@ -436,12 +472,14 @@ class RedisBackend(RoomBackend):
         ok = await self._insert(keys=keys, args=args)
         if not ok:
             return False
+        await self._reindex(None, room)
         self._owned.add(room.code)
         self._cache[room.code] = room
         self._push(room, local=True)
         await self._follow(room.code)
         return True
 
+    @answers_outage
     async def update(self, code: str, change: Callable[[Room], T]) -> tuple[Room, T]:
         lock = self._locks.get(code)
         if lock is None:
@@ -503,6 +541,7 @@ class RedisBackend(RoomBackend):
                 self._saving.pop(code, None)
                 if outcome == 0:
                     self._inline_logs.discard(code)
+                    await self._reindex(base, work)
                     self._cache[code] = work
                     self._push(work, local=True)
                     return work, result
@@ -516,8 +555,14 @@ class RedisBackend(RoomBackend):
                 self.conflicts += 1
             raise RoomError(503, "busy", f"room {code} is changing too fast; try again")
 
+    @answers_outage
     async def delete(self, code: str) -> None:
+        data = await self.redis.hget(self._k_room(code), "data")
+        game_id = msgspec.json.decode(data).get("game_id") if data else None
         async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zrem(self._k_listed(), code)
+            if game_id:
+                pipe.hdel(self._k_games(), game_id)
             pipe.delete(
                 self._k_room(code),
                 self._k_owner(code),
@@ -536,9 +581,11 @@ class RedisBackend(RoomBackend):
 
     # ---- which rooms this process hears about ----------------------------------------------------
 
+    @answers_outage
     async def watch(self, code: str) -> None:
         await self._follow(code)
 
+    @answers_outage
     async def unwatch(self, code: str) -> None:
         await self._unfollow(code)
 
@@ -575,9 +622,11 @@ class RedisBackend(RoomBackend):
             if self._pubsub is not None:
                 await self._pubsub.unsubscribe(self._channel(code))
 
+    @answers_outage
     async def codes(self) -> list[str]:
         return sorted(_text(c) for c in await self.redis.smembers(f"{self.prefix}rooms"))
 
+    @answers_outage
     async def summaries(self) -> list[Room]:
         # One round trip for all the rooms (after the one for their codes), without their logs (a
         # listing does not show them), and not cached: a room not followed would go stale there.
@@ -604,6 +653,117 @@ class RedisBackend(RoomBackend):
             rooms.append(room)
         return rooms
 
+    async def _reindex(self, base: Room | None, work: Room) -> None:
+        """Keep the listing's index (a sorted set by creation time) and the games' index (game id →
+        room) in step with a saved change. Not in the save's script: they are hints that readers
+        check against the room itself, and a change that does not touch them costs nothing."""
+        listed = is_listed(work)
+        was_listed = base is not None and is_listed(base)
+        old_game = base.game_id if base is not None else None
+        if listed == was_listed and old_game == work.game_id:
+            return
+        with contextlib.suppress(*OUTAGE):  # the change itself is saved: only the hint is late
+            async with self.redis.pipeline(transaction=False) as pipe:
+                if listed and not was_listed:
+                    pipe.zadd(self._k_listed(), {work.code: work.created})
+                elif was_listed and not listed:
+                    pipe.zrem(self._k_listed(), work.code)
+                if old_game != work.game_id:
+                    if old_game:
+                        pipe.hdel(self._k_games(), old_game)
+                    if work.game_id:
+                        pipe.hset(self._k_games(), work.game_id, work.code)
+                await pipe.execute()
+
+    @answers_outage
+    async def listed(self, limit: int) -> list[Room]:
+        # The newest listed codes, then their rooms in one round trip, without the game's state or
+        # log (a listing shows neither): a cost bounded by ``limit``, however many rooms exist.
+        newest: list[Any] = await self.redis.zrevrange(self._k_listed(), 0, max(limit, 1) - 1)
+        codes = [_text(c) for c in newest]
+        if not codes:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for code in codes:
+                pipe.hmget(self._k_room(code), ["v", "data"])
+            stored = await pipe.execute()
+        rooms, gone = [], []
+        for code, (v, data) in zip(codes, stored, strict=True):
+            if v is None or data is None:
+                gone.append(code)
+                continue
+            snapshot = msgspec.json.decode(data)
+            snapshot.update(actions=[], initial=None, state=None)
+            room = Room.restore(snapshot)
+            room.version = int(v)
+            if is_listed(room):
+                rooms.append(room)
+        if gone:
+            await self.redis.zrem(self._k_listed(), *gone)
+        return rooms
+
+    @answers_outage
+    async def find_game(self, game_id: str) -> Room | None:
+        code = await self.redis.hget(self._k_games(), game_id)
+        if code is None:
+            return None
+        room = await self._load(_text(code))
+        return room if room is not None and room.game_id == game_id else None
+
+    # ---- outages ---------------------------------------------------------------------------------
+
+    def available(self) -> bool:
+        return self._down_since is None
+
+    def count(self) -> int:
+        return len(self._owned)
+
+    def _outage(self, exc: BaseException) -> None:
+        if self._down_since is None:
+            self._down_since = time.monotonic()
+            log.warning("Redis does not answer (%s); requests are answered 503 until it does", exc)
+
+    async def _recovered(self) -> None:
+        """Redis answers again: say so, and put back what this process could not write meanwhile
+        (its sockets' presence), and re-read the rooms it follows (announcements were lost)."""
+        down = time.monotonic() - (self._down_since or time.monotonic())
+        self._down_since = None
+        log.warning("Redis answers again (after %.1f s)", down)
+        following = list(self._following)
+        if following:
+            # Follows made during the outage may not have reached Redis: list them again, and
+            # subscribe again (each acknowledgement re-reads its room: what was missed is pushed).
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for code in following:
+                    pipe.sadd(self._k_followers(code), self.process)
+                    pipe.sadd(self._k_follows(self.process), code)
+                await pipe.execute()
+            if self._pubsub is not None:
+                await self._pubsub.subscribe(*(self._channel(c) for c in following))
+        await self._resync_presence()
+
+    async def _resync_presence(self) -> None:
+        """This process's presence fields as they are now: sockets that closed during an outage left
+        theirs behind (a seat counted connected for ever would never get its grace period)."""
+        rooms = {_text(c) for c in await self.redis.smembers(self._k_procrooms(self.process))}
+        rooms |= set(self._present)
+        mine = self.process + "|"
+        for code in rooms:
+            fields = {_text(f) for f in await self.redis.hkeys(self._k_presence(code))}
+            have = {f for f in fields if f.startswith(mine)}
+            want = {mine + seat for seat in self._present.get(code, ())}
+            if have == want:
+                continue
+            async with self.redis.pipeline(transaction=False) as pipe:
+                if have - want:
+                    pipe.hdel(self._k_presence(code), *(have - want))
+                for field in want - have:
+                    pipe.hset(self._k_presence(code), field, "1")
+                if want:
+                    pipe.sadd(self._k_procrooms(self.process), code)
+                pipe.publish(self._channel(code), f"p{self.process}")
+                await pipe.execute()
+
     # ---- presence and ownership ------------------------------------------------------------------
 
     def owns(self, code: str) -> bool:
@@ -619,6 +779,7 @@ class RedisBackend(RoomBackend):
     def remote_seats(self, code: str) -> set[str]:
         return self._remote.get(code, set())
 
+    @answers_outage
     async def presence(self, code: str, seat_id: str, online: bool) -> None:
         if online:
             self._present.setdefault(code, set()).add(seat_id)
@@ -657,8 +818,11 @@ class RedisBackend(RoomBackend):
                 msg = await self._pubsub.get_message(timeout=1.0)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("Redis subscription failed; resubscribing")
+            except Exception as exc:
+                if isinstance(exc, OUTAGE):
+                    self._outage(exc)  # one line per outage, not one per attempt
+                else:
+                    log.exception("Redis subscription failed; resubscribing")
                 await asyncio.sleep(0.5)
                 with contextlib.suppress(Exception):
                     # Each acknowledgement re-reads its room: changes missed meanwhile are pushed.
@@ -762,9 +926,13 @@ class RedisBackend(RoomBackend):
         while self._running:
             try:
                 await self._heartbeat()
+                if self._down_since is not None:
+                    await self._recovered()
                 await self.housekeeping()
             except asyncio.CancelledError:
                 raise
+            except OUTAGE as exc:
+                self._outage(exc)
             except Exception:
                 log.exception("Redis housekeeping failed")
             await asyncio.sleep(self.heartbeat_seconds)

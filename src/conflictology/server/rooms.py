@@ -22,11 +22,14 @@ import msgspec
 from conflictology import bots, games
 from conflictology.engine import Action, Game, GameState, IllegalAction
 from conflictology.server.protocol import RoomSettings
-from conflictology.server.security import hash_token, new_token, same_hash
+from conflictology.server.security import clean_name, distinct_name, hash_token, new_token, same_hash
 
-# Room codes: short and unambiguous when read aloud or copied by hand (no 0/O, no 1/I).
+# Room codes: short and unambiguous when read aloud or copied by hand (no 0/O, no 1/I). Six of 32
+# characters make 2^30 codes: with 10,000 live rooms a guess finds one with probability 9.3e-6, and
+# an address is allowed about 730 wrong guesses a day (server/app.py), under 1 % a day in all
+# (docs/protocol.md, "Limits"). Rooms made with five-character codes before keep them.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 5
+CODE_LENGTH = 6
 
 
 # The rule option naming the seat that plays first (Capitol): accepted up to max_players - 1 while
@@ -40,6 +43,15 @@ def new_code() -> str:
 
 def normalize_code(code: str) -> str:
     return code.strip().upper()
+
+
+_CODE_CHARS = frozenset(CODE_ALPHABET)
+
+
+def plausible_code(code: str) -> bool:
+    """Whether ``code`` (normalized) could be a room's: 4 to 8 characters of the alphabet (earlier
+    servers made 5; an unknown one is refused without a look in the rooms' store)."""
+    return 4 <= len(code) <= 8 and _CODE_CHARS.issuperset(code)
 
 
 def default_level(game: Game) -> str:
@@ -271,8 +283,12 @@ class Room:
             raise RoomError(409, "full", f"{self.game.title} seats at most {self.game.max_players} players")
 
     def _add_human(self, name: str) -> str:
+        shown = clean_name(name)
+        if not shown:
+            raise RoomError(400, "bad_name", "a name needs at least one visible character")
+        shown = distinct_name(shown, (s.name for s in self.seats))
         token = new_token()
-        self.seats.append(Seat(id=uuid.uuid4().hex, name=name, token_hash=hash_token(token)))
+        self.seats.append(Seat(id=uuid.uuid4().hex, name=shown, token_hash=hash_token(token)))
         return token
 
     def join(self, name: str) -> tuple[int, str]:
@@ -293,7 +309,8 @@ class Room:
         added = []
         for _ in range(count):
             n = sum(1 for s in self.seats if s.bot) + 1
-            self.seats.append(Seat(id=uuid.uuid4().hex, name=f"Bot {n} ({level})", bot=True, level=level))
+            name = distinct_name(f"Bot {n} ({level})", (s.name for s in self.seats))
+            self.seats.append(Seat(id=uuid.uuid4().hex, name=name, bot=True, level=level))
             added.append(len(self.seats) - 1)
         return added
 

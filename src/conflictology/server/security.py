@@ -1,15 +1,23 @@
-"""Tokens, the Origin allow-list and the rate limits.
+"""Tokens, the Host and Origin allow-lists, the rate limits, and what a player's name may hold.
 
 Tokens are 192-bit secrets from :mod:`secrets`; the server keeps only their SHA-256, so a stolen
 snapshot or database cannot be replayed as a seat, and comparisons are constant-time.
+
+Limits count per *client address*: an IPv4 address, or an IPv6 /64 (one subscriber is given a whole
+/64, so counting single IPv6 addresses would hand an attacker 2^64 fresh budgets).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
+import ipaddress
+import math
 import secrets
 import time
+import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterable
 
 
@@ -23,6 +31,78 @@ def hash_token(token: str) -> str:
 
 def same_hash(a: str, b: str) -> bool:
     return hmac.compare_digest(a, b)
+
+
+@functools.lru_cache(maxsize=65_536)
+def client_key(host: str | None) -> str:
+    """The key a client address's limits are counted under (IPv6 by its /64 prefix)."""
+    if not host:
+        return "?"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # a Unix socket path or a name a proxy gave: as it is
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return f"{ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)).network_address}/64"
+    return str(ip)
+
+
+def own_host_names() -> list[str]:
+    """This machine's own names (a LAN player may reach a laptop by ``name`` or ``name.local``)."""
+    import socket
+
+    names = set()
+    for name in (socket.gethostname(), socket.getfqdn()):
+        if name:
+            names.update({name, f"{name.split('.')[0]}.local"})
+    return sorted(names)
+
+
+class HostPolicy:
+    """Which Host headers the server answers (the defence against DNS rebinding: a page of
+    ``evil.example`` whose name is made to resolve to this server sends ``Host: evil.example``).
+
+    ``allowed`` names hosts (``play.example``), ``*.example`` suffixes or ``*`` (anything). With
+    none given, the server answers ``localhost`` names, any IP address literal (an attacker
+    cannot point those at another server's pages) and this machine's own host names — what a laptop
+    or a LAN game reaches it by; a public server names its host (``--allowed-host`` / its public URL).
+    """
+
+    def __init__(self, allowed: Iterable[str] = (), own_names: Iterable[str] = ()) -> None:
+        names = [a.strip().lower().rstrip(".") for a in allowed if a.strip()]
+        self.any = "*" in names
+        self.exact = {n for n in names if not n.startswith("*.")}
+        self.suffixes = tuple(n[1:] for n in names if n.startswith("*."))
+        self.defaults = not names
+        self.own = {n.lower().rstrip(".") for n in own_names if n}
+
+    @staticmethod
+    def name_of(host: str) -> str:
+        """The host name of a Host header, without its port (IPv6 literals keep their brackets)."""
+        host = host.strip().lower()
+        if host.startswith("["):
+            return host[: host.find("]") + 1] if "]" in host else host
+        return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+    def allowed(self, host: str | None) -> bool:
+        if host is None:
+            return True  # HTTP/1.0 without Host: no browser sends that
+        if self.any:
+            return True
+        name = self.name_of(host).rstrip(".")
+        if name in self.exact or (self.suffixes and name.endswith(self.suffixes)):
+            return True
+        if not self.defaults:
+            return False
+        if name == "localhost" or name.endswith(".localhost") or name in self.own:
+            return True
+        try:
+            ipaddress.ip_address(name.strip("[]"))
+        except ValueError:
+            return False
+        return True
 
 
 class OriginPolicy:
@@ -62,33 +142,121 @@ class TokenBucket:
         self.level = burst
         self.stamp = time.monotonic()
 
-    def take(self) -> bool:
+    def _fill(self) -> None:
         now = time.monotonic()
         self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
         self.stamp = now
+
+    def take(self) -> bool:
+        self._fill()
         if self.level >= 1.0:
             self.level -= 1.0
             return True
         return False
 
+    def has(self) -> bool:
+        """Whether one event would be allowed now (without spending it)."""
+        self._fill()
+        return self.level >= 1.0
+
+    def spend(self) -> None:
+        """Count one event that has happened, even into debt (a miss found out after the answer)."""
+        self._fill()
+        self.level = max(self.level - 1.0, -self.burst)
+
+    def retry_after(self) -> int:
+        """Whole seconds until one event is allowed again (for a Retry-After header)."""
+        self._fill()
+        if self.level >= 1.0 or self.rate <= 0:
+            return 0 if self.level >= 1.0 else 3600
+        return max(1, math.ceil((1.0 - self.level) / self.rate))
+
 
 class RateLimits:
-    """One bucket per key (a client address), forgetting keys that have been full for a while."""
+    """One bucket per key (a client address). The keys kept are bounded: past ``max_keys`` the
+    least recently seen is forgotten (O(1); an address seen again starts with a full bucket, which a
+    crowd of addresses big enough to push it out would have anyway)."""
 
-    def __init__(self, rate: float, burst: float) -> None:
+    def __init__(self, rate: float, burst: float, max_keys: int = 100_000) -> None:
         self.rate = rate
         self.burst = burst
-        self._buckets: dict[str, TokenBucket] = {}
+        self.max_keys = max_keys
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
-    def take(self, key: str) -> bool:
+    @property
+    def enabled(self) -> bool:
+        return self.rate > 0
+
+    def bucket(self, key: str) -> TokenBucket:
         bucket = self._buckets.get(key)
         if bucket is None:
-            if len(self._buckets) > 10_000:
-                self._forget()
+            if len(self._buckets) >= self.max_keys:
+                self._buckets.popitem(last=False)
             bucket = self._buckets[key] = TokenBucket(self.rate, self.burst)
-        return bucket.take()
+        else:
+            self._buckets.move_to_end(key)
+        return bucket
 
-    def _forget(self) -> None:
-        now = time.monotonic()
-        full_after = self.burst / max(self.rate, 1e-9)
-        self._buckets = {k: b for k, b in self._buckets.items() if now - b.stamp < full_after}
+    def take(self, key: str) -> bool:
+        return not self.enabled or self.bucket(key).take()
+
+    def has(self, key: str) -> bool:
+        if not self.enabled:
+            return True
+        bucket = self._buckets.get(key)
+        return bucket is None or bucket.has()
+
+    def spend(self, key: str) -> None:
+        if self.enabled:
+            self.bucket(key).spend()
+
+    def retry_after(self, key: str) -> int:
+        bucket = self._buckets.get(key)
+        return 0 if bucket is None else bucket.retry_after()
+
+
+# Characters a name may not hold: controls, surrogates, private-use and unassigned code points, and
+# format characters (bidirectional overrides and isolates, which turn "Ana" into "anA" and reorder
+# the text after it; zero-width spaces) — but the joiners that emoji sequences are made of.
+_NAME_DROPPED = {"Cc", "Cs", "Co", "Cn", "Cf"}
+_NAME_KEPT_FORMAT = {"\u200c", "\u200d"}
+_MAX_MARKS = 3  # combining marks on one letter: enough for any script, not for "Zalgo" towers
+
+
+def clean_name(name: str) -> str:
+    """A player's name as the table shows it: NFC, without control or format characters, runs of
+    white space as one space, at most three combining marks per letter. May return ``""``."""
+    out: list[str] = []
+    marks = 0
+    for ch in unicodedata.normalize("NFC", name):
+        category = unicodedata.category(ch)
+        if category in _NAME_DROPPED and ch not in _NAME_KEPT_FORMAT:
+            continue
+        if category.startswith("Z") or ch.isspace():
+            if out and out[-1] != " ":
+                out.append(" ")
+            marks = 0
+            continue
+        if category.startswith("M"):
+            marks += 1
+            if marks > _MAX_MARKS:
+                continue
+        else:
+            marks = 0
+        out.append(ch)
+    return "".join(out).strip()
+
+
+def distinct_name(name: str, taken: Iterable[str], limit: int = 40) -> str:
+    """``name``, or ``name 2``, ``name 3``… — the first that no one at the table has (compared
+    without case), so two players are always told apart."""
+    seen = {t.casefold() for t in taken}
+    if name.casefold() not in seen:
+        return name
+    n = 2
+    while True:
+        suffix = f" {n}"
+        candidate = name[: limit - len(suffix)].rstrip() + suffix
+        if candidate.casefold() not in seen:
+            return candidate
+        n += 1

@@ -11,6 +11,8 @@ export default {
     connecting: 'Connecting…', online: 'Online', watching: 'Watching', reconnecting: 'Reconnecting…',
     offline: 'Not connected: your move was not sent. Reconnecting…', spectator: 'Spectator',
     left: 'You no longer hold a seat in this room.',
+    replaced: 'This seat is open in other tabs; this one has stopped. Reload to play here.',
+    replacedShort: 'Open elsewhere',
   },
   errors: {
     unknown: 'Something went wrong.', network: 'The server cannot be reached.',
@@ -29,6 +31,13 @@ export default {
     not_over: 'The game is not over yet.', no_spectators: 'This room does not allow spectators.',
     not_playing: 'No game is being played.', bad_request: 'The request was not understood.',
     unknown_game: 'Unknown game.',
+    unavailable: 'The server cannot reach its rooms right now; try again in a moment.',
+    too_many_misses: 'Too many wrong room codes: wait a minute before trying another.',
+    room_quota: 'You have made many rooms lately: wait a little before making another.',
+    server_full: 'The server is full right now: try again later.',
+    too_many_spectators: 'This room has as many spectators as it admits.',
+    bad_name: 'A name needs at least one visible character.',
+    bad_host: 'This server does not answer at this address.',
   },
   home: {
     title: 'Bluff your friends, online.',

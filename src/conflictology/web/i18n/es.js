@@ -11,6 +11,8 @@ export default {
     connecting: 'Conectando…', online: 'En línea', watching: 'Mirando', reconnecting: 'Reconectando…',
     offline: 'Sin conexión: tu jugada no se envió. Reconectando…', spectator: 'Espectador',
     left: 'Ya no tienes asiento en esta sala.',
+    replaced: 'Este asiento está abierto en otras pestañas; esta se ha detenido. Recarga para jugar aquí.',
+    replacedShort: 'Abierto en otra pestaña',
   },
   errors: {
     unknown: 'Algo salió mal.', network: 'No se puede contactar con el servidor.',
@@ -29,6 +31,13 @@ export default {
     not_over: 'La partida aún no terminó.', no_spectators: 'Esta sala no admite espectadores.',
     not_playing: 'No se está jugando ninguna partida.', bad_request: 'No se entendió la petición.',
     unknown_game: 'Juego desconocido.',
+    unavailable: 'El servidor no puede llegar a sus salas ahora; inténtalo de nuevo en un momento.',
+    too_many_misses: 'Demasiados códigos de sala equivocados: espera un minuto antes de probar otro.',
+    room_quota: 'Has creado muchas salas últimamente: espera un poco antes de crear otra.',
+    server_full: 'El servidor está lleno ahora mismo: inténtalo más tarde.',
+    too_many_spectators: 'Esta sala ya tiene todos los espectadores que admite.',
+    bad_name: 'Un nombre necesita al menos un carácter visible.',
+    bad_host: 'Este servidor no responde en esta dirección.',
   },
   home: {
     title: 'Engaña a tus amigos, en línea.',

@@ -176,6 +176,13 @@ function onMessage(msg) {
     S.busy = false;
     showToast(errorText(msg.code, msg.message), 'error');
     render();
+  } else if (msg.type === 'replaced') {
+    // This seat was opened in more tabs than the server keeps: this, the oldest, stops here rather
+    // than reconnect and push another tab out in turn.
+    if (S.conn) S.conn.close();
+    S.connStatus = 'replaced';
+    showToast(t('status.replaced'), 'error');
+    render();
   } else if (msg.type === 'left') {
     // Kicked by the host (or the seat was given up elsewhere): this browser no longer holds it.
     store(TOKEN_PREFIX + S.code, null);
@@ -375,7 +382,8 @@ function renderStatus() {
   el.className = `conn ${status}`;
   el.textContent = status === 'open' ? (S.spectator ? t('status.watching') : t('status.online'))
     : status === 'retrying' ? t('status.reconnecting')
-      : status === 'connecting' ? t('status.connecting') : '';
+      : status === 'connecting' ? t('status.connecting')
+        : status === 'replaced' ? t('status.replacedShort') : '';
 }
 
 // ---- home ------------------------------------------------------------------------------------------
