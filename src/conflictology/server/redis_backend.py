@@ -121,10 +121,13 @@ def answers_outage(method: F) -> F:
     @functools.wraps(method)
     async def wrapper(self: RedisBackend, *args: Any, **kwargs: Any) -> Any:
         try:
-            return await method(self, *args, **kwargs)
+            result = await method(self, *args, **kwargs)
         except OUTAGE as exc:
             self._outage(exc)  # (what Redis said goes to the log, not to a stranger)
             raise BackendUnavailable() from None
+        if self._down_since is not None:
+            self._answers_again()
+        return result
 
     return wrapper  # type: ignore[return-value]
 
@@ -219,7 +222,9 @@ class RedisBackend(RoomBackend):
         self._sender: asyncio.Task[None] | None = None
         self._saver: AbstractConnection | None = None
         # Since when Redis has not answered (None: it answers); while it does not, /healthz says so.
+        # After an outage what this process could not write meanwhile is written back (_recovered).
         self._down_since: float | None = None
+        self._resync_needed = False
 
     # ---- keys ------------------------------------------------------------------------------------
 
@@ -719,16 +724,23 @@ class RedisBackend(RoomBackend):
         return len(self._owned)
 
     def _outage(self, exc: BaseException) -> None:
+        self._resync_needed = True
         if self._down_since is None:
             self._down_since = time.monotonic()
             log.warning("Redis does not answer (%s); requests are answered 503 until it does", exc)
+            # The pool's idle connections are dead too: dropped now, so that once Redis is back
+            # every request gets a fresh one instead of failing once on a stale one.
+            task = asyncio.ensure_future(self.redis.connection_pool.disconnect(inuse_connections=False))
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
-    async def _recovered(self) -> None:
-        """Redis answers again: say so, and put back what this process could not write meanwhile
-        (its sockets' presence), and re-read the rooms it follows (announcements were lost)."""
+    def _answers_again(self) -> None:
         down = time.monotonic() - (self._down_since or time.monotonic())
         self._down_since = None
         log.warning("Redis answers again (after %.1f s)", down)
+
+    async def _recovered(self) -> None:
+        """After an outage, put back what this process could not write meanwhile (its follows and
+        its sockets' presence), and re-read the rooms it follows (announcements were lost)."""
         following = list(self._following)
         if following:
             # Follows made during the outage may not have reached Redis: list them again, and
@@ -882,6 +894,9 @@ class RedisBackend(RoomBackend):
                         self._remote[code] = await self._read_presence(code)
                         seats_changed = True
                     room = await self._load(code, self._announced.pop(code, None))
+                except OUTAGE as exc:
+                    self._outage(exc)  # re-read when Redis answers again (_recovered)
+                    room = None
                 except Exception:
                     log.exception("could not refresh room %s", code)
                     room = None
@@ -927,6 +942,9 @@ class RedisBackend(RoomBackend):
             try:
                 await self._heartbeat()
                 if self._down_since is not None:
+                    self._answers_again()
+                if self._resync_needed:
+                    self._resync_needed = False
                     await self._recovered()
                 await self.housekeeping()
             except asyncio.CancelledError:
