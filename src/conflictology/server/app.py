@@ -12,6 +12,7 @@ import contextvars
 import json
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -254,6 +255,7 @@ async def _deny_websocket(
 LISTING_SECONDS = 1.0
 LISTING_MAX = 500
 RECENT_SECONDS = 5
+REPLAYS_CACHED = 64
 
 
 class Api:
@@ -272,6 +274,8 @@ class Api:
         self._listing_task: asyncio.Task[list[dict[str, Any]]] | None = None
         # The recent public games, likewise (reading them decodes archived records).
         self._recent: tuple[tuple[int, int], list[dict[str, Any]]] | None = None
+        # Finished games' replays as sent (building one reads the archive and computes every view).
+        self._replays: OrderedDict[str, bytes] = OrderedDict()
 
     async def _body(self, request: Request, kind: type[Any]) -> Any:
         # Read the stream ourselves so a body without Content-Length cannot grow without bound.
@@ -473,12 +477,16 @@ class Api:
         game_id = str(request.path_params["game_id"])
         if not (0 < len(game_id) <= 64 and game_id.isalnum()):
             raise RoomError(404, "no_game", "no such game")
+        cached = self._replays.get(game_id)
+        if cached is not None:  # a finished game's replay never changes
+            self._replays.move_to_end(game_id)
+            return Response(cached, media_type="application/json")
         await self.hub.persist()
         record = await asyncio.to_thread(self.hub.store.get_game, game_id)
         if record is not None:
             game = games.get(record["game"])
             final = game.from_json(record["final"])
-            return JSONResponse(
+            response = JSONResponse(
                 {
                     **{
                         k: record[k]
@@ -501,6 +509,10 @@ class Api:
                     "final_views": [final.view(i) for i in range(len(record["players"]))],
                 }
             )
+            self._replays[game_id] = bytes(response.body)
+            if len(self._replays) > REPLAYS_CACHED:
+                self._replays.popitem(last=False)
+            return response
         found = await self.hub.backend.find_game(game_id)
         room = await self.hub.room(found.code) if found is not None else None
         if room is not None and room.game_id == game_id and room.state is not None:

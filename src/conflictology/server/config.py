@@ -42,8 +42,9 @@ class ServerConfig:
     # Room snapshots are written off the event loop by one writer, a batch at a time (group commit:
     # the changes made while a batch is written go in the next one), and a change is shown to anyone
     # only once its batch is committed, so a process killed with SIGKILL never takes back a move a
-    # player saw. The writer may wait this long more before each batch, to gather changes (0: none).
-    snapshot_seconds: float = 0.0
+    # player saw. Batches start at most this often: an idle server writes a move at once, a busy one
+    # gathers the moves of this interval into one transaction (benchmarks/server.md).
+    snapshot_seconds: float = 0.005
     # A change not saved within this many seconds (the database refuses writes) is answered 503
     # ``unavailable``; it stays queued, and is shown once it is saved.
     durable_timeout: float = 5.0

@@ -430,13 +430,18 @@ class Hub:
             self._requeue(records, failed, count=by_writer)
 
     async def _write_forever(self) -> None:
-        """Group commit: a batch goes as soon as the one before it is written (after at most
-        ``snapshot_seconds`` more to gather changes); a refused one is retried with a backoff."""
+        """Group commit: a batch goes as soon as there is something to write and the one before it
+        is written, but batches start at most every ``snapshot_seconds`` (an idle server writes a
+        move at once; a busy one gathers the moves of that interval into one transaction). A
+        refused batch is retried with a backoff."""
+        started = 0.0
         while True:
             await self._wake.wait()
             self._wake.clear()
-            if self.config.snapshot_seconds > 0:
-                await asyncio.sleep(self.config.snapshot_seconds)
+            wait = started + self.config.snapshot_seconds - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            started = time.monotonic()
             await self.persist(by_writer=True)
             if self._snapshot_failures:
                 await asyncio.sleep(min(0.05 * 2**self._snapshot_failures, 2.0))
