@@ -165,9 +165,31 @@ def test_a_body_that_stalls_is_dropped_at_the_body_timeout(tmp_path: Path, http:
         assert 0.9 <= stalled < 8.0
         if received:
             assert status_of(received)[0] == 408
-        assert guard(server).timed_out == {"headers": 0, "body": 1}
+        assert guard(server).timed_out == {"headers": 0, "body": 1, "response": 0}
         with server.http() as client:
             assert client.get("/api/rooms").json()["rooms"] == []  # nothing was created
+
+
+@pytest.mark.parametrize("http", HTTP_IMPLEMENTATIONS)
+def test_a_response_the_client_never_reads_is_dropped_at_the_send_timeout(tmp_path: Path, http: str) -> None:
+    """A slow reader holds a socket like a slow sender: a response that stays unread is dropped."""
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def big(request: Any) -> Response:
+        return Response(b"x" * (8 << 20), media_type="application/octet-stream")
+
+    with thread_server(tmp_path, uvicorn_http=http, send_timeout=1.0, header_timeout=30.0) as server:
+        server.app.router.routes.insert(0, Route("/big", big))
+        host, port = address(server)
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect((host, port))
+        sock.sendall(f"GET /big HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+        until(lambda: guard(server).timed_out["response"] == 1, timeout=20)
+        until(lambda: guard(server).open_count == 0)
+        sock.close()
+        assert guard(server).timed_out == {"headers": 0, "body": 0, "response": 1}
 
 
 @pytest.mark.parametrize("http", HTTP_IMPLEMENTATIONS)
@@ -180,7 +202,7 @@ def test_kept_alive_connections_serve_request_after_request(tmp_path: Path, http
                 r = client.post("/api/rooms", json={"game": "capitol", "name": "Host"})
                 assert r.status_code == 201
                 time.sleep(0.3)
-        assert guard(server).timed_out == {"headers": 0, "body": 0}
+        assert guard(server).timed_out == {"headers": 0, "body": 0, "response": 0}
 
 
 # ---- caps -----------------------------------------------------------------------------------------------
@@ -510,6 +532,22 @@ def test_repeated_invalid_utf8_frames_log_one_line_and_count_every_one(
         player.send({"type": "ping", "note": "é ✓"})
         assert player.wait_for(lambda m: m["type"] in ("pong", "error"))["type"] in ("pong", "error")
         player.close()
+
+
+def test_malformed_http_requests_log_one_line_in_ten_seconds(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """uvicorn's own warning for a malformed request, once per connection, is capped the same way."""
+    with thread_server(tmp_path) as server, captured_logs(caplog) as records:
+        for _ in range(5):
+            sock = raw(server)
+            sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+            received, closed = read_until_closed(sock, 10.0)
+            sock.close()
+            assert closed and received.startswith(b"HTTP/1.1 400")
+        until(lambda: guard(server).open_count == 0)
+        lines = [r.getMessage() for r in records if not quiet(r)]
+    assert lines == ["Invalid HTTP request received."]
 
 
 def test_the_rate_cap_says_how_many_lines_it_left_out(caplog: pytest.LogCaptureFixture) -> None:

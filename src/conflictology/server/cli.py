@@ -111,6 +111,9 @@ def register(app: typer.Typer) -> None:
         body_timeout: Annotated[
             float, typer.Option("--body-timeout", help="seconds for a request's body to arrive")
         ] = 10.0,
+        send_timeout: Annotated[
+            float, typer.Option("--send-timeout", help="seconds a client may leave a response unread")
+        ] = 30.0,
         max_connections: Annotated[
             int, typer.Option("--max-connections", help="open connections in all (0: by the open-file limit)")
         ] = 0,
@@ -147,6 +150,7 @@ def register(app: typer.Typer) -> None:
             grace_seconds=grace,
             header_timeout=header_timeout,
             body_timeout=body_timeout,
+            send_timeout=send_timeout,
             max_connections=max_connections,
             max_connections_per_address=max_per_address,
             connection_cap_exempt=list(cap_exempt or []),

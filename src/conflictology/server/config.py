@@ -62,6 +62,9 @@ class ServerConfig:
     header_timeout: float = 10.0
     # From the headers to the whole body (bodies are at most max_body_bytes).
     body_timeout: float = 10.0
+    # A response the client does not read at all for this long (the server's send buffer stays
+    # full) is dropped: a slow reader holds a socket like a slow sender.
+    send_timeout: float = 30.0
     # Open connections in all (HTTP and WebSocket); 0: the open-file limit less a reserve for the
     # database, Redis and worker pipes (896 at a limit of 1,024). At the cap the connection that
     # has waited longest for its client's request is evicted; an open WebSocket never is.

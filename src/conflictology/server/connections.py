@@ -9,7 +9,9 @@ live here, in subclasses of uvicorn's HTTP protocols (httptools, h11) and WebSoc
 
 - **timeouts**: a request's line and headers must all arrive within ``header_timeout`` seconds of
   the connection opening (or, on a kept-alive connection, of the request's first byte) — one
-  deadline, not reset by each line — and its body within ``body_timeout`` of its headers;
+  deadline, not reset by each line — and its body within ``body_timeout`` of its headers; a
+  response the client stops reading (the transport's buffer stays full) for ``send_timeout`` is
+  dropped too;
 - **caps**: at most ``max_connections_per_address`` connections per client address (an IPv6 client
   is counted by its /64, which one host usually gets whole) and ``max_connections`` in all, a number
   below the process's open-file limit so the database, Redis and worker pipes always have files;
@@ -127,6 +129,7 @@ def address_key(host: str | None) -> str | None:
 class ConnectionLimits:
     header_timeout: float
     body_timeout: float
+    send_timeout: float
     max_connections: int
     max_per_address: int  # 0: no per-address cap
     # Client networks not held to the per-address cap. A hook for a trusted reverse proxy (every
@@ -139,10 +142,34 @@ class ConnectionLimits:
         return cls(
             header_timeout=config.header_timeout,
             body_timeout=config.body_timeout,
+            send_timeout=config.send_timeout,
             max_connections=config.max_connections or default_max_connections(),
             max_per_address=config.max_connections_per_address,
             exempt=tuple(ipaddress.ip_network(n, strict=False) for n in config.connection_cap_exempt),
         )
+
+
+class RateCap:
+    """At most one event per reason every ``interval`` seconds; counts the ones refused meanwhile."""
+
+    def __init__(self, interval: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.clock = clock
+        self._last: dict[str, float] = {}
+        self._left_out: dict[str, int] = {}
+
+    def allow(self, reason: str) -> int | None:
+        """None if this one is left out; else how many were left out since the last one allowed."""
+        now = self.clock()
+        last = self._last.get(reason)
+        if last is not None and now - last < self.interval:
+            self._left_out[reason] = self._left_out.get(reason, 0) + 1
+            return None
+        self._last[reason] = now
+        return self._left_out.pop(reason, 0)
+
+
+LEFT_OUT = " (%d more like it since the last such line)"
 
 
 class RateCappedLog:
@@ -153,24 +180,45 @@ class RateCappedLog:
         self, logger: logging.Logger, interval: float = 10.0, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.logger = logger
-        self.interval = interval
-        self.clock = clock
-        self._last: dict[str, float] = {}
-        self._left_out: dict[str, int] = {}
+        self.cap = RateCap(interval, clock)
 
     def __call__(self, reason: str, message: str, *args: object) -> bool:
-        now = self.clock()
-        last = self._last.get(reason)
-        if last is not None and now - last < self.interval:
-            self._left_out[reason] = self._left_out.get(reason, 0) + 1
+        left_out = self.cap.allow(reason)
+        if left_out is None:
             return False
-        self._last[reason] = now
-        left_out = self._left_out.pop(reason, 0)
         if left_out:
-            message += " (%d more like it since the last such line)"
+            message += LEFT_OUT
             args = (*args, left_out)
         self.logger.warning(message, *args)
         return True
+
+
+class RateCappedUvicornLines(logging.Filter):
+    """uvicorn's own lines that any client can cause once per connection ("Invalid HTTP request
+    received.", "Unsupported upgrade request."), capped like ours: a client sending garbage on
+    thousands of connections must not write thousands of lines."""
+
+    MESSAGES = frozenset({"Invalid HTTP request received.", "Unsupported upgrade request."})
+
+    def __init__(self, interval: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.cap = RateCap(interval, clock)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg not in self.MESSAGES or record.args:
+            return True
+        left_out = self.cap.allow(str(record.msg))
+        if left_out is None:
+            return False
+        if left_out:
+            record.msg = f"{record.msg}{LEFT_OUT % left_out}"
+        return True
+
+
+def _install_uvicorn_line_cap() -> None:
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, RateCappedUvicornLines) for f in logger.filters):
+        logger.addFilter(RateCappedUvicornLines())
 
 
 class Phase(enum.Enum):
@@ -181,10 +229,11 @@ class Phase(enum.Enum):
     BODY = "body"  # its body is arriving
     IDLE = "idle"  # kept alive between requests
     HANDLING = "handling"  # the application has the request
+    UNREAD = "unread"  # a response waits for the client to read it (writing is paused)
     WEBSOCKET = "websocket"  # upgraded
 
 
-WAITING_ON_CLIENT = frozenset({Phase.HEADERS, Phase.BODY, Phase.IDLE})
+WAITING_ON_CLIENT = frozenset({Phase.HEADERS, Phase.BODY, Phase.IDLE, Phase.UNREAD})
 
 
 @dataclass
@@ -226,7 +275,7 @@ class ConnectionGuard:
         self._waiting: OrderedDict[object, None] = OrderedDict()
         self.refused = {"address_cap": 0, "server_cap": 0}
         self.evicted = 0
-        self.timed_out = {"headers": 0, "body": 0}
+        self.timed_out = {"headers": 0, "body": 0, "response": 0}
         self.frames_refused = {"invalid_utf8": 0, "protocol_error": 0, "too_big": 0, "other": 0}
 
     @property
@@ -327,8 +376,22 @@ class ConnectionGuard:
             else:
                 del self._per_key[entry.key]
 
-    def timed_out_waiting(self, phase: Phase, client: str, seconds: float) -> None:
-        part = "headers" if phase is Phase.HEADERS else "body"
+    def timed_out_waiting(self, phase: Phase, client: str) -> None:
+        limits = self.limits
+        if phase is Phase.UNREAD:
+            self.timed_out["response"] += 1
+            self.log(
+                "send_timeout",
+                "connection from %s dropped: its response unread for %g s (--send-timeout)",
+                client,
+                limits.send_timeout,
+            )
+            return
+        part, flag, seconds = (
+            ("headers", "header", limits.header_timeout)
+            if phase is Phase.HEADERS
+            else ("body", "body", limits.body_timeout)
+        )
         self.timed_out[part] += 1
         self.log(
             f"{part}_timeout",
@@ -336,7 +399,7 @@ class ConnectionGuard:
             client,
             part,
             seconds,
-            "header" if part == "headers" else "body",
+            flag,
         )
 
     def refused_frame(self, client: str, reason: str, detail: str, close_code: int | None) -> None:
@@ -401,6 +464,8 @@ class _GuardedHttp(asyncio.Protocol):
     cycle: Any
     _phase: Phase = Phase.HEADERS
     _deadline: asyncio.TimerHandle | None = None
+    _unread: asyncio.TimerHandle | None = None
+    _buffered: int = 0  # bytes still to send when an IDLE deadline last looked
     _refused: bool = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -418,8 +483,28 @@ class _GuardedHttp(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_deadline()
+        self._cancel_unread()
         self.guard.release(self.transport)
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        # The client is not reading what it asked for (the transport's buffer is full): it is a
+        # slow client like one that does not send, evictable and dropped after send_timeout.
+        super().pause_writing()
+        if self._unread is None and not self._refused:
+            self._unread = self.loop.call_later(self.guard.limits.send_timeout, self._expired, Phase.UNREAD)
+            self.guard.enter(self.transport, Phase.UNREAD)
+
+    def resume_writing(self) -> None:
+        if self._unread is not None:
+            self._cancel_unread()
+            self.guard.enter(self.transport, self._phase)
+        super().resume_writing()
+
+    def _cancel_unread(self) -> None:
+        if self._unread is not None:
+            self._unread.cancel()
+            self._unread = None
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -434,6 +519,7 @@ class _GuardedHttp(asyncio.Protocol):
             return
         self._phase = phase
         self._cancel_deadline()
+        self._buffered = 0
         self.guard.enter(self.transport, phase)
         limits = self.guard.limits
         if phase is Phase.HEADERS or phase is Phase.IDLE:
@@ -449,35 +535,48 @@ class _GuardedHttp(asyncio.Protocol):
             self._deadline = None
 
     def _expired(self, phase: Phase) -> None:
-        self._deadline = None
-        if self.transport.is_closing():
-            return
-        if phase is not Phase.IDLE:
-            limits = self.guard.limits
-            seconds = limits.header_timeout if phase is Phase.HEADERS else limits.body_timeout
-            self.guard.timed_out_waiting(phase, self.client[0] if self.client else "?", seconds)
+        if phase is Phase.UNREAD:
+            self._unread = None
+        else:
+            self._deadline = None
+        if phase is Phase.IDLE:
+            buffered = self.transport.get_write_buffer_size()
+            if buffered and (not self._buffered or buffered < self._buffered):
+                # The last response is still being read, at the client's pace: look again later
+                # (one that stops reading altogether is dropped here next time, or by send_timeout).
+                self._buffered = buffered
+                self._deadline = self.loop.call_later(self.guard.limits.header_timeout, self._expired, phase)
+                return
+        if phase is not Phase.IDLE and not self.transport.is_closing():
+            self.guard.timed_out_waiting(phase, self.client[0] if self.client else "?")
             if self.cycle is None or not self.cycle.response_started:
                 self.transport.write(TIMED_OUT)
         self._drop()
 
     def _evicted(self) -> None:
-        if not self.transport.is_closing():
-            if self.cycle is None or not self.cycle.response_started:
-                self.transport.write(EVICTED)
-            self._drop()
+        if not self.transport.is_closing() and (self.cycle is None or not self.cycle.response_started):
+            self.transport.write(EVICTED)
+        self._drop()
 
     def _drop(self) -> None:
         self._cancel_deadline()
+        self._cancel_unread()
         if self.cycle is not None and not self.cycle.response_complete:
             # The application may be reading the body: it hears the client is gone, and anything it
             # still sends is dropped rather than written after this response.
             self.cycle.disconnected = True
             self.cycle.message_event.set()
-        self.transport.close()
+        if self.transport.get_write_buffer_size():
+            # close() would wait for the client to read what is buffered, and a slow client never
+            # does: the socket (a file) would stay open, uncounted.
+            self.transport.abort()
+        else:
+            self.transport.close()
 
     def _upgrading(self) -> None:
         """The WebSocket protocol takes the transport (and the connection's count) over."""
         self._cancel_deadline()
+        self._cancel_unread()
         self._phase = Phase.WEBSOCKET
 
     def _response_done(self) -> None:
@@ -666,6 +765,7 @@ def uvicorn_options(
     protections as a deployment."""
     config: ServerConfig = app.state.config
     guard: ConnectionGuard = app.state.connections
+    _install_uvicorn_line_cap()
     return {
         "host": config.host,
         "port": config.port,

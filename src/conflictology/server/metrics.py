@@ -172,7 +172,8 @@ class _ConnectionCollector(Collector):
         )
         timed_out = CounterMetricFamily(
             "conflictology_connections_timed_out",
-            "Connections dropped because a request's headers or body did not arrive in time",
+            "Connections dropped because a request's headers or body did not arrive in time, or a "
+            "response stayed unread (part: headers, body, response)",
             labels=["part"],
         )
         for part, count in s.timed_out.items():
