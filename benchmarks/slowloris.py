@@ -189,7 +189,6 @@ class Run:
         """Once a second: make a room, join it, open its WebSocket and read the room."""
         while not self.stopping:
             window = self.window
-            window.visitors += 1
             began = time.perf_counter()
             try:
                 async with asyncio.timeout(10):
@@ -204,6 +203,8 @@ class Run:
             except (OSError, websockets.WebSocketException, TimeoutError) as exc:
                 window.socket_errors += 1
                 window.note(f"visitor: {type(exc).__name__}")
+            # Counted once over (a visit the end of the run cuts short is not one).
+            window.visitors += 1
             await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - began)))
 
     # ---- the attack ----------------------------------------------------------------------------

@@ -333,11 +333,12 @@ def test_at_a_cap_of_only_players_a_new_connection_is_refused(
             p.close()
 
 
+@pytest.mark.parametrize("http", HTTP_IMPLEMENTATIONS)
 def test_a_websocket_is_counted_once_across_its_upgrade_and_released_when_it_closes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, http: str
 ) -> None:
     register_toy(monkeypatch)
-    with thread_server(tmp_path, max_connections_per_address=1) as server:
+    with thread_server(tmp_path, uvicorn_http=http, max_connections_per_address=1) as server:
         table = make_table(server, "toy", humans=2)
         until(lambda: guard(server).open_count == 0)
         player = Player(server, table.code, table.tokens[0], 0)
