@@ -122,6 +122,7 @@ def main() -> None:
                 cmd += ["-m", "cProfile", "-o", args.profile]
             cmd += ["-m", "conflictology.cli", "serve", "--port", str(port), "--db",
                     f"sqlite:///{tmp / 'bench.sqlite3'}", "--no-address-limits", "--log-level", "warning",
+                    "--max-connections-per-address", "0",
                     *extra, *args.serve_args.split()]  # fmt: skip
             procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, preexec_fn=raise_priority))
             urls.append(f"http://127.0.0.1:{port}")

@@ -27,6 +27,7 @@ from conflictology import games
 from conflictology.engine import Game, GameState
 from conflictology.server.app import create_app
 from conflictology.server.config import ServerConfig
+from conflictology.server.connections import uvicorn_options
 
 
 def free_port() -> int:
@@ -64,16 +65,18 @@ def auth(token: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def thread_server(tmp_path: Path, **overrides: Any) -> Iterator[Server]:
-    """uvicorn in a thread of this process, on a free loopback port, with a SQLite file in tmp_path."""
+def thread_server(tmp_path: Path, *, uvicorn_http: str = "auto", **overrides: Any) -> Iterator[Server]:
+    """uvicorn in a thread of this process, on a free loopback port, with a SQLite file in tmp_path
+    (``uvicorn_http``: uvicorn's HTTP implementation, httptools or h11)."""
     port = free_port()
     config = replace(
         ServerConfig(port=port, db_url=f"sqlite:///{tmp_path / 'server.sqlite3'}", bot_delay=0.0),
         **overrides,
     )
     app = create_app(config)
+    # The same uvicorn settings as `serve` (timeouts, connection caps, WebSocket limits).
     server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=1 << 20)
+        uvicorn.Config(app, **uvicorn_options(app, log_level="warning", http=uvicorn_http))
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -86,10 +89,20 @@ def thread_server(tmp_path: Path, **overrides: Any) -> Iterator[Server]:
         thread.join(timeout=10)
 
 
+def _set_soft_open_files(limit: int) -> None:
+    import resource
+
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+
+
 class ServerProcess:
     """``python -m conflictology.cli serve`` as a child process (for the SIGKILL test)."""
 
-    def __init__(self, db_url: str, port: int | None = None, *extra: str) -> None:
+    def __init__(
+        self, db_url: str, port: int | None = None, *extra: str, open_files: int | None = None
+    ) -> None:
+        """``open_files``: the soft open-file limit the process starts with (its hard one unchanged)."""
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -112,6 +125,7 @@ class ServerProcess:
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            preexec_fn=None if open_files is None else lambda: _set_soft_open_files(open_files),
         )
         try:
             wait_healthy(self.url, timeout=30)

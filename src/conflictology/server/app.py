@@ -29,6 +29,7 @@ from conflictology import bots, games
 from conflictology.server import protocol
 from conflictology.server.backend import BackendUnavailable, RoomBackend
 from conflictology.server.config import ServerConfig
+from conflictology.server.connections import ConnectionGuard, ConnectionLimits
 from conflictology.server.hub import Connection, Hub
 from conflictology.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from conflictology.server.metrics import Metrics
@@ -686,6 +687,9 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         backend_stats=hub.backend.stats,
     )
     api = Api(config, hub, metrics)
+    # Counted by the protocol classes of connections.uvicorn_options; rendered with the app's metrics.
+    connections = ConnectionGuard(ConnectionLimits.from_config(config))
+    metrics.count_connections(connections.stats)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -738,6 +742,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     )
     app.state.hub = hub
     app.state.config = config
+    app.state.connections = connections
     app.add_middleware(GuardMiddleware, config=config, metrics=metrics)
     return app
 

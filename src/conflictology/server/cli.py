@@ -129,12 +129,36 @@ def register(app: typer.Typer) -> None:
         max_spectators: Annotated[
             int, typer.Option("--max-spectators", help="spectator sockets one room admits")
         ] = 50,
+        # Connection limits (server/connections.py, docs/scaling.md); defaults as in ServerConfig.
+        header_timeout: Annotated[
+            float, typer.Option("--header-timeout", help="seconds for a request's line and headers to arrive")
+        ] = 10.0,
+        body_timeout: Annotated[
+            float, typer.Option("--body-timeout", help="seconds for a request's body to arrive")
+        ] = 10.0,
+        send_timeout: Annotated[
+            float, typer.Option("--send-timeout", help="seconds a client may leave a response unread")
+        ] = 30.0,
+        max_connections: Annotated[
+            int, typer.Option("--max-connections", help="open connections in all (0: by the open-file limit)")
+        ] = 0,
+        max_per_address: Annotated[
+            int,
+            typer.Option(
+                "--max-connections-per-address", help="open connections per client address (0: no cap)"
+            ),
+        ] = 128,
+        cap_exempt: Annotated[
+            list[str] | None,
+            typer.Option("--cap-exempt", help="an address or network not held to the per-address cap"),
+        ] = None,
     ) -> None:
         """Run the multiplayer server (HTTP API, WebSocket, web client)."""
         import uvicorn
 
         from conflictology.server.app import create_app
         from conflictology.server.config import ServerConfig
+        from conflictology.server.connections import describe, raise_open_file_limit, uvicorn_options
 
         if redis is not None:
             _check_redis(redis)
@@ -154,6 +178,12 @@ def register(app: typer.Typer) -> None:
             rooms_per_hour=rooms_per_hour,
             max_rooms=max_rooms,
             max_spectators_per_room=max_spectators,
+            header_timeout=header_timeout,
+            body_timeout=body_timeout,
+            send_timeout=send_timeout,
+            max_connections=max_connections,
+            max_connections_per_address=max_per_address,
+            connection_cap_exempt=list(cap_exempt or []),
         )
         for name in ("uvicorn.access", "uvicorn.error"):
             logging.getLogger(name).addFilter(RedactTokens())
@@ -163,16 +193,18 @@ def register(app: typer.Typer) -> None:
             f"Conflictology on http://{host}:{port}/  "
             f"(database: {_safe_url(config.resolved_db_url())}{shared})"
         )
-        uvicorn.run(
-            create_app(config),
-            host=host,
-            port=port,
-            log_level=log_level,
-            ws_max_size=1 << 20,
-            ws=ws_impl,
-            ws_per_message_deflate=ws_compression,
-            proxy_headers=False,
-        )
+        # Before the app is built: its connection cap is drawn from the open-file limit.
+        files = raise_open_file_limit()
+        app = create_app(config)
+        try:
+            options = uvicorn_options(
+                app, log_level=log_level, ws=ws_impl, ws_per_message_deflate=ws_compression
+            )
+        except ValueError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        typer.echo(describe(app.state.connections.limits, *files))
+        uvicorn.run(app, **options)
 
     @app.command()
     def bot(

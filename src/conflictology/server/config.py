@@ -83,6 +83,34 @@ class ServerConfig:
     allowed_hosts: list[str] = field(default_factory=list)
     # Messages a slow connection may have queued before it is dropped.
     max_queue: int = 1000
+    # Connections (server/connections.py; docs/scaling.md sizes them). A browser or a bot sends a
+    # request's headers in one packet and a body of a few hundred bytes right after; 10 s leaves
+    # room for a bad mobile link (a few lost packets) while a slow sender holds a socket for 10 s,
+    # not for ever. One deadline from the connection's opening (or the request's first byte),
+    # not reset by each line.
+    header_timeout: float = 10.0
+    # From the headers to the whole body (bodies are at most max_body_bytes).
+    body_timeout: float = 10.0
+    # A response the client does not read at all for this long (the server's send buffer stays
+    # full) is dropped: a slow reader holds a socket like a slow sender.
+    send_timeout: float = 30.0
+    # Open connections in all (HTTP and WebSocket); 0: the open-file limit less a reserve for the
+    # database, Redis and worker pipes (896 at a limit of 1,024). At the cap the connection that
+    # has waited longest for its client's request is evicted; an open WebSocket never is.
+    max_connections: int = 0
+    # Open connections per client address (IPv6: per /64); 0: no cap. A family or a classroom
+    # behind one router uses one or two per player (a WebSocket, a few short-lived HTTP ones while
+    # a page loads); 128 leaves them room while one address cannot take the server's whole cap.
+    max_connections_per_address: int = 128
+    # Addresses or networks not held to the per-address cap (a reverse proxy's own address: every
+    # client arrives from it; reading the real client address from its headers is not done yet).
+    connection_cap_exempt: list[str] = field(default_factory=list)
+    # A WebSocket that does not answer a ping within ws_ping_timeout is closed: a player whose
+    # network vanished is seen gone within 25 s (and their grace period starts).
+    ws_ping_interval: float = 15.0
+    ws_ping_timeout: float = 10.0
+    # On SIGTERM, how long requests and sockets may take to finish before they are cancelled.
+    shutdown_seconds: int = 3
     web_dir: Path = WEB_DIR
 
     def resolved_db_url(self) -> str:

@@ -18,6 +18,7 @@ import asyncio
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -27,9 +28,12 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from prometheus_client.core import CounterMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from conflictology.server.connections import ConnectionStats
 
 __all__ = ["Metrics", "difference", "histograms", "merge", "quantile", "text_string_to_metric_families"]
 
@@ -100,6 +104,11 @@ class Metrics:
         gauge.set_function(lambda: float(rooms()))
         self.registry.register(_BackendCollector(backend_stats))
 
+    def count_connections(self, stats: Callable[[], ConnectionStats]) -> None:
+        """Add the connection guard's numbers (server/connections.py): open TCP connections and
+        the cap, refusals, evictions, timeouts and refused WebSocket frames."""
+        self.registry.register(_ConnectionCollector(stats))
+
     def render(self) -> bytes:
         return generate_latest(self.registry)
 
@@ -132,6 +141,61 @@ class _BackendCollector(Collector):
 
     def describe(self) -> Iterator[Metric]:
         return iter(())  # names depend on the backend: described when collected
+
+
+class _ConnectionCollector(Collector):
+    """Read from the connection guard when ``/metrics`` is rendered (it counts in plain ints on the
+    event loop, where every connection opens and closes)."""
+
+    def __init__(self, stats: Callable[[], ConnectionStats]) -> None:
+        self.stats = stats
+
+    def collect(self) -> Iterator[Metric]:
+        s = self.stats()
+        yield GaugeMetricFamily(
+            "conflictology_open_connections", "TCP connections open (HTTP and WebSocket)", value=s.open
+        )
+        yield GaugeMetricFamily(
+            "conflictology_waiting_connections",
+            "Open connections waiting on their client's request (the ones evicted at the cap)",
+            value=s.waiting,
+        )
+        yield GaugeMetricFamily(
+            "conflictology_max_connections", "The cap on open connections", value=s.max_connections
+        )
+        refused = CounterMetricFamily(
+            "conflictology_connections_refused",
+            "Connections closed at once: address_cap (per client address) or server_cap (all)",
+            labels=["reason"],
+        )
+        for reason, count in s.refused.items():
+            refused.add_metric([reason], count)
+        yield refused
+        yield CounterMetricFamily(
+            "conflictology_connections_evicted",
+            "Connections waiting on their client, closed to admit a new one at the cap",
+            value=s.evicted,
+        )
+        timed_out = CounterMetricFamily(
+            "conflictology_connections_timed_out",
+            "Connections dropped because a request's headers or body did not arrive in time, or a "
+            "response stayed unread (part: headers, body, response)",
+            labels=["part"],
+        )
+        for part, count in s.timed_out.items():
+            timed_out.add_metric([part], count)
+        yield timed_out
+        frames = CounterMetricFamily(
+            "conflictology_frames_refused",
+            "WebSocket frames that closed their socket (invalid_utf8, protocol_error, too_big, other)",
+            labels=["reason"],
+        )
+        for reason, count in s.frames_refused.items():
+            frames.add_metric([reason], count)
+        yield frames
+
+    def describe(self) -> Iterator[Metric]:
+        return iter(())
 
 
 # ---- reading them back (the load test) ------------------------------------------------------------

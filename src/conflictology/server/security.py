@@ -34,19 +34,27 @@ def same_hash(a: str, b: str) -> bool:
 
 
 @functools.lru_cache(maxsize=65_536)
-def client_key(host: str | None) -> str:
-    """The key a client address's limits are counted under (IPv6 by its /64 prefix)."""
+def address_key(host: str | None) -> str | None:
+    """What a client address's limits count under: an IPv4 address as it is; an IPv6 address by its
+    /64 (``2001:db8:1:2::/64``); an IPv4 address mapped into IPv6 as the IPv4 one. None for anything
+    that is not an IP address (a Unix socket)."""
     if not host:
-        return "?"
+        return None
     try:
-        ip = ipaddress.ip_address(host)
+        ip = ipaddress.ip_address(host.split("%", 1)[0])  # (a link-local address's zone goes)
     except ValueError:
-        return host  # a Unix socket path or a name a proxy gave: as it is
+        return None
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
-        return f"{ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)).network_address}/64"
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return str(ip)
+
+
+def client_key(host: str | None) -> str:
+    """The key an address's rate limits are counted under (:func:`address_key`, else the host as
+    given, else ``"?"``)."""
+    return address_key(host) or host or "?"
 
 
 def own_host_names() -> list[str]:
