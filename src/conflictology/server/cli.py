@@ -24,6 +24,24 @@ class RedactTokens(logging.Filter):
         return True
 
 
+def log_to_stderr(level: str) -> None:
+    """The server's own log lines (rooms restored, Redis outages, refused connections) on stderr, in
+    uvicorn's format, at the ``--log-level`` (without a handler Python printed only warnings, bare)."""
+    logger = logging.getLogger("conflictology")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s:%(padding)s%(message)s"))
+        handler.addFilter(_pad_level)
+        logger.addHandler(handler)
+        logger.propagate = False
+    logger.setLevel(level.upper())
+
+
+def _pad_level(record: logging.LogRecord) -> bool:
+    record.padding = " " * max(1, 9 - len(record.levelname))  # "INFO:     ", as uvicorn aligns them
+    return True
+
+
 def _safe_url(url: str) -> str:
     """A database URL without its password, for printing."""
     return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", url)
@@ -187,6 +205,7 @@ def register(app: typer.Typer) -> None:
         )
         for name in ("uvicorn.access", "uvicorn.error"):
             logging.getLogger(name).addFilter(RedactTokens())
+        log_to_stderr(log_level)
         tune_gc()
         shared = f", rooms in Redis {_safe_url(redis)}" if redis else ""
         typer.echo(
