@@ -70,6 +70,23 @@ def names() -> list[str]:
     return list(out)
 
 
+def offered(game: Game) -> list[str]:
+    """The bots a server offers for ``game``: every name and level that can play it, as registered,
+    never with parameters (a spec such as ``ismcts:seconds=1e9`` is for the library and the command
+    line, where whoever sets it pays for it)."""
+    return [name for name in names() if _playable(name, game)]
+
+
+def is_offered(level: str, game: Game) -> bool:
+    """Whether ``level`` is exactly one of :func:`offered` for ``game``."""
+    return ":" not in level and level in names() and _playable(level, game)
+
+
+def _playable(name: str, game: Game) -> bool:
+    base = parse_spec(LEVELS[name])[0] if name in LEVELS else name
+    return (base, game.name) in _GAME_REGISTRY or base in _REGISTRY
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``"ismcts:iterations=200:seconds=0.5"`` into a name and params (numbers parsed).
 

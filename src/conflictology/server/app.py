@@ -32,7 +32,7 @@ from conflictology.server.hub import Connection, Hub
 from conflictology.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from conflictology.server.metrics import Metrics
 from conflictology.server.protocol import RoomSettings
-from conflictology.server.rooms import Room, RoomError, RoomStatus, normalize_code
+from conflictology.server.rooms import Room, RoomError, RoomStatus, default_level, normalize_code
 from conflictology.server.security import OriginPolicy, RateLimits
 from conflictology.server.store import Store
 
@@ -211,11 +211,14 @@ class Api:
     async def info(self, request: Request) -> Response:
         """What a client needs to build its forms: games, bot levels, default settings."""
         out = []
+        offered: dict[str, None] = {}
         for name in games.names():
             try:
                 game = games.get(name)
             except Exception:  # a game not installed yet is simply not offered
                 continue
+            levels = bots.offered(game)
+            offered.update(dict.fromkeys(levels))
             out.append(
                 {
                     "name": name,
@@ -223,12 +226,15 @@ class Api:
                     "min_players": game.min_players,
                     "max_players": game.max_players,
                     "options": game.default_options(),
+                    # The closed list POST /api/rooms/{code}/bots accepts for this game.
+                    "bots": levels,
+                    "default_level": default_level(game),
                 }
             )
         return JSONResponse(
             {
                 "games": out,
-                "bots": bots.names(),
+                "bots": list(offered),  # every game's, together
                 "default_level": bots.DEFAULT_LEVEL,
                 "settings": msgspec.to_builtins(RoomSettings()),
                 "bot_delay": self.config.bot_delay,

@@ -24,7 +24,7 @@ from conflictology import bots
 from conflictology.server.backend import MemoryBackend, RoomBackend
 from conflictology.server.config import ServerConfig
 from conflictology.server.protocol import CreateRoom, RoomSettings
-from conflictology.server.rooms import Room, RoomError, RoomStatus, default_level, new_code
+from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code, seat_level
 from conflictology.server.security import TokenBucket
 from conflictology.server.store import Store
 
@@ -496,8 +496,7 @@ class Hub:
         state = room.state
         if seat not in state.waiting_for():
             return
-        s = room.seats[seat]
-        level = s.level if s.bot and s.level else default_level(room.game)
+        level = seat_level(room, seat)
         view, legal = state.view(seat), state.legal_actions(seat)
         try:
             fallback = state.timeout_action(seat)
