@@ -167,6 +167,8 @@ class Api:
             connections=lambda: sum(len(c) for c in hub.connections.values()),
             rooms=lambda: len(hub.connections),
             backend_stats=hub.backend.stats,
+            bot_stats=hub.bot_pool.stats,
+            bot_totals=hub.bot_pool.totals,
         )
 
     async def _body(self, request: Request, kind: type[Any]) -> Any:
