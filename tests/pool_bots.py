@@ -35,6 +35,14 @@ class Sleeper(bots.Bot):
         return legal[0]
 
 
+class Napper(bots.Bot):
+    """A search that always takes 0.3 s."""
+
+    def act(self, view: View, legal: list[Action]) -> Action:
+        time.sleep(0.3)
+        return legal[0]
+
+
 class Spinner(bots.Bot):
     """Never answers either, busy all the while (a runaway search)."""
 
@@ -60,6 +68,7 @@ FAST_SEARCH = ismcts.flat_factory(iterations=20, seconds=0.05)
 
 BOTS: dict[str, tuple[Any, bots.BotCost]] = {
     "sleeper": (Sleeper, "search"),
+    "napper": (Napper, "search"),
     "spinner": (Spinner, "search"),
     "crasher": (Crasher, "quick"),
     "fastsearch": (FAST_SEARCH, "search"),

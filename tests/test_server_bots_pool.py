@@ -112,6 +112,41 @@ def test_a_search_that_waits_too_long_is_played_by_the_default_level(monkeypatch
     asyncio.run(main())
 
 
+def test_a_search_the_queue_would_keep_too_long_is_played_by_the_default_level_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from conflictology.server.botpool import BotPool
+
+    install(monkeypatch)
+    game, seat, view, legal = _position()
+
+    async def main() -> None:
+        pool = BotPool(1, time_cap=5.0, queue_wait=0.4, setup=SETUP)
+        try:
+            assert await pool.decide(game, "napper", seat, 1, view, legal, "learn") in legal  # 0.3 s
+            busy = asyncio.ensure_future(pool.decide(game, "sleeper", seat, 2, view, legal, "busy"))
+            await asyncio.sleep(0.1)
+            # One search waiting would start in about (0 + 1/2) x 0.3 s: it waits.
+            first = asyncio.ensure_future(pool.decide(game, "napper", seat, 3, view, legal, "first"))
+            await asyncio.sleep(0)
+            assert pool.counts.late == 0 and pool.stats()["queued_search"] == 1
+            # Behind it, (1 + 1/2) x 0.3 s > 0.4 s: the stand-in plays it at once, no timer waited.
+            second = asyncio.ensure_future(pool.decide(game, "napper", seat, 4, view, legal, "second"))
+            await asyncio.sleep(0)
+            assert pool.counts.late == 1 and pool.stats() == {
+                "workers": 1,
+                "busy": 1,
+                "queued_quick": 1,
+                "queued_search": 1,
+            }
+            for task in (busy, first, second):
+                task.cancel()
+        finally:
+            await pool.stop()
+
+    asyncio.run(main())
+
+
 # ---- the pool in a server ------------------------------------------------------------------------
 
 

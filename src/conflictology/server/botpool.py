@@ -124,6 +124,7 @@ class PoolCounts:
     """What the pool did, for tests, benchmarks and logs."""
 
     sent: int = 0  # decisions sent to a worker
+    searches: int = 0  # of which searches
     answered: int = 0
     late: int = 0  # searches played by the default level after waiting too long
     over_cap: int = 0  # workers killed at the time cap
@@ -330,6 +331,7 @@ class BotPool:
         worker.job, worker.started = job, loop.time()
         worker.cap = loop.call_later(self.time_cap, self._over_cap, worker)
         self.counts.sent += 1
+        self.counts.searches += job.search
         self.counts.by_level[job.level] = self.counts.by_level.get(job.level, 0) + 1
 
     # ---- the workers -----------------------------------------------------------------------------
@@ -558,6 +560,7 @@ class BotPool:
         counts = self.counts
         return {
             "sent": counts.sent,
+            "searches": counts.searches,
             "late": counts.late,
             "over_cap": counts.over_cap,
             "crashed": counts.crashed,

@@ -139,6 +139,7 @@ _BOT_GAUGES = {
 }
 _BOT_COUNTERS = {
     "sent": "Bot decisions sent to a worker",
+    "searches": "Bot searches sent to a worker (the rest of those sent are heuristics)",
     "late": "Searches that waited too long for a worker and were played by the default level",
     "over_cap": "Bot decisions cut at the time cap (worker killed; the seat took its timeout action)",
     "crashed": "Bot workers that died on their own (replaced)",
