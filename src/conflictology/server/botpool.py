@@ -306,7 +306,7 @@ class BotPool:
         return None
 
     def _dispatch(self) -> None:
-        for worker in self._workers:
+        for worker in list(self._workers):  # a send that finds a worker dead retires it
             if not worker.idle:
                 continue
             job = self._next_job()
@@ -382,21 +382,23 @@ class BotPool:
         try:
             await asyncio.shield(starting)
         except asyncio.CancelledError:
-            # The pool stops: a process started after all is killed at once.
+            # The pool stops. The thread still needs the child's end of the pipe (it passes it to
+            # the fork server): everything is closed, and a process started after all killed, then.
             def abandon(_started: object) -> None:
                 _kill(process)
+                child.close()
                 parent.close()
 
             starting.add_done_callback(abandon)
             raise
         except Exception:
+            child.close()
             parent.close()
             log.exception("could not start a bot worker; trying again in %.0f s", RETRY_SECONDS)
             if not self._stopped:
                 self._launch(RETRY_SECONDS)
             return
-        finally:
-            child.close()
+        child.close()  # the worker's end: the worker's pipe closes when the worker dies
         if self._stopped:
             _kill(process)
             parent.close()
