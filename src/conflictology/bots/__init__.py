@@ -7,7 +7,7 @@ draw full states consistent with the view through ``game.determinize``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from conflictology.engine import Action, Game, GameState, Rng, View
 
@@ -38,9 +38,17 @@ class RandomBot(Bot):
 
 BotFactory = Callable[..., Bot]
 
+# How long a bot takes to decide, which is how a server schedules it (docs/bots.md, "On a server"):
+# "trivial" answers in microseconds and is asked on the server's event loop; "quick" takes
+# milliseconds (a heuristic: up to ~40 ms in Conspiranoicos) and "search" tenths of a second (it
+# searches sampled worlds against a clock): both are asked in a worker process.
+BotCost = Literal["trivial", "quick", "search"]
+
 _REGISTRY: dict[str, BotFactory] = {"random": RandomBot}
 # Bots written for one game (the heuristics): (name, game name) -> factory. ``make`` looks here first.
 _GAME_REGISTRY: dict[tuple[str, str], BotFactory] = {}
+# (name, game name or None for every game) -> cost; a name registered without one is "quick".
+_COSTS: dict[tuple[str, str | None], BotCost] = {("random", None): "trivial"}
 # Level names a server or a host can pick, and the bot spec each one stands for (see docs/bots.md).
 LEVELS: dict[str, str] = {}
 
@@ -49,12 +57,14 @@ LEVELS: dict[str, str] = {}
 DEFAULT_LEVEL = "random"
 
 
-def register(name: str, factory: BotFactory, game: str | None = None) -> None:
-    """Register a bot; with ``game``, a bot written for that game only (it answers that game's tables)."""
+def register(name: str, factory: BotFactory, game: str | None = None, cost: BotCost = "quick") -> None:
+    """Register a bot; with ``game``, a bot written for that game only (it answers that game's tables).
+    ``cost`` says how long it thinks (see :data:`BotCost`)."""
     if game is None:
         _REGISTRY[name] = factory
     else:
         _GAME_REGISTRY[(name, game)] = factory
+    _COSTS[(name, game)] = cost
 
 
 def register_level(level: str, spec: str) -> None:
@@ -68,6 +78,29 @@ def names() -> list[str]:
     out.update(dict.fromkeys(name for name, _ in _GAME_REGISTRY))
     out.update(dict.fromkeys(LEVELS))
     return list(out)
+
+
+def offered(game: Game) -> list[str]:
+    """The bots a server offers for ``game``: every name and level that can play it, as registered,
+    never with parameters (a spec such as ``ismcts:seconds=1e9`` is for the library and the command
+    line, where whoever sets it pays for it)."""
+    return [name for name in names() if _playable(name, game)]
+
+
+def is_offered(level: str, game: Game) -> bool:
+    """Whether ``level`` is exactly one of :func:`offered` for ``game``."""
+    return ":" not in level and level in names() and _playable(level, game)
+
+
+def _playable(name: str, game: Game) -> bool:
+    base = parse_spec(LEVELS[name])[0] if name in LEVELS else name
+    return (base, game.name) in _GAME_REGISTRY or base in _REGISTRY
+
+
+def cost(spec: str, game: Game) -> BotCost:
+    """How long the bot of ``spec`` (a name, level or spec) thinks in ``game``: see :data:`BotCost`."""
+    name, _ = parse_spec(spec)
+    return _COSTS.get((name, game.name)) or _COSTS.get((name, None)) or "quick"
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -34,7 +34,14 @@ from conflictology.server.hub import Connection, Hub
 from conflictology.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from conflictology.server.metrics import Metrics
 from conflictology.server.protocol import RoomSettings
-from conflictology.server.rooms import Room, RoomError, RoomStatus, normalize_code, plausible_code
+from conflictology.server.rooms import (
+    Room,
+    RoomError,
+    RoomStatus,
+    default_level,
+    normalize_code,
+    plausible_code,
+)
 from conflictology.server.security import HostPolicy, OriginPolicy, RateLimits, client_key, own_host_names
 from conflictology.server.store import Store
 
@@ -336,11 +343,14 @@ class Api:
     async def info(self, request: Request) -> Response:
         """What a client needs to build its forms: games, bot levels, default settings."""
         out = []
+        offered: dict[str, None] = {}
         for name in games.names():
             try:
                 game = games.get(name)
             except Exception:  # a game not installed yet is simply not offered
                 continue
+            levels = bots.offered(game)
+            offered.update(dict.fromkeys(levels))
             out.append(
                 {
                     "name": name,
@@ -348,12 +358,15 @@ class Api:
                     "min_players": game.min_players,
                     "max_players": game.max_players,
                     "options": game.default_options(),
+                    # The closed list POST /api/rooms/{code}/bots accepts for this game.
+                    "bots": levels,
+                    "default_level": default_level(game),
                 }
             )
         return JSONResponse(
             {
                 "games": out,
-                "bots": bots.names(),
+                "bots": list(offered),  # every game's, together
                 "default_level": bots.DEFAULT_LEVEL,
                 "settings": msgspec.to_builtins(RoomSettings()),
                 "bot_delay": self.config.bot_delay,
@@ -685,6 +698,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         connections=lambda: sum(len(c) for c in hub.connections.values()),
         rooms=lambda: len(hub.connections),
         backend_stats=hub.backend.stats,
+        bot_stats=hub.bot_pool.stats,
+        bot_totals=hub.bot_pool.totals,
     )
     api = Api(config, hub, metrics)
     # Counted by the protocol classes of connections.uvicorn_options; rendered with the app's metrics.

@@ -67,6 +67,7 @@ def _check_redis(url: str) -> None:
 GC_THRESHOLDS = (20_000, 20, 100)
 
 
+
 def tune_gc() -> None:
     import gc
 
@@ -103,6 +104,30 @@ def register(app: typer.Typer) -> None:
         ] = 20.0,
         bot_delay: Annotated[
             float, typer.Option("--bot-delay", help="seconds a bot waits before acting")
+        ] = 1.0,
+        bot_workers: Annotated[
+            int | None,
+            typer.Option(
+                "--bot-workers",
+                min=1,
+                help="bot worker processes: the most bot decisions at once (default: CPUs less one)",
+            ),
+        ] = None,
+        bot_time_cap: Annotated[
+            float,
+            typer.Option(
+                "--bot-time-cap",
+                min=0.1,
+                help="seconds one bot decision may take before its worker is killed (the seat times out)",
+            ),
+        ] = 2.0,
+        bot_queue_wait: Annotated[
+            float,
+            typer.Option(
+                "--bot-queue-wait",
+                min=0.0,
+                help="seconds a search may wait for a free worker before the default level plays instead",
+            ),
         ] = 1.0,
         allow_origin: Annotated[
             list[str] | None,
@@ -189,6 +214,9 @@ def register(app: typer.Typer) -> None:
             port=port,
             db_url=db,
             bot_delay=bot_delay,
+            bot_workers=bot_workers,
+            bot_time_cap=bot_time_cap,
+            bot_queue_wait=bot_queue_wait,
             allow_origins=list(allow_origin or []),
             grace_seconds=grace,
             allowed_hosts=list(allowed_host or []),

@@ -32,6 +32,18 @@ class ServerConfig:
     redis_lease_seconds: float = 5.0
     # The default delay before a bot acts, for a human feel (a room setting may override it).
     bot_delay: float = 1.0
+    # Bots decide in this many worker processes, which is also the most decisions (searches) under
+    # way at once; None: one per CPU less one for the event loop, at least one (docs/bots.md).
+    bot_workers: int | None = None
+    # A worker that has not answered one decision in this many seconds is killed and replaced, and
+    # the seat takes its timeout action (the slowest level thinks for 0.5 s).
+    bot_time_cap: float = 2.0
+    # A search that has found no free worker this long after the bot's turn began is played by the
+    # default level (a heuristic) instead.
+    bot_queue_wait: float = 1.0
+    # "module:function" (or "module") each bot worker calls (imports) when it starts: bots or games
+    # registered at run time in the server process must be registered in the workers too.
+    bot_worker_setup: list[str] = field(default_factory=list)
     # Origins admitted besides the server's own and chrome-extension:// ones (--allow-origin).
     allow_origins: list[str] = field(default_factory=list)
     # A disconnected player keeps the seat; after this many seconds a bot plays it until they return.
@@ -115,3 +127,8 @@ class ServerConfig:
 
     def resolved_db_url(self) -> str:
         return self.db_url or default_db_url()
+
+    def resolved_bot_workers(self) -> int:
+        from conflictology.server.botpool import default_workers
+
+        return self.bot_workers or default_workers()

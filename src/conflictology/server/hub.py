@@ -29,11 +29,11 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from conflictology import bots
 from conflictology.server.backend import BackendUnavailable, MemoryBackend, RoomBackend
+from conflictology.server.botpool import BotPool
 from conflictology.server.config import ServerConfig
 from conflictology.server.protocol import CreateRoom, RoomSettings
-from conflictology.server.rooms import Room, RoomError, RoomStatus, default_level, new_code
+from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code, seat_level
 from conflictology.server.security import TokenBucket
 from conflictology.server.store import Store
 
@@ -140,6 +140,10 @@ class Hub:
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = random.Random()
         self.games_archived = 0  # games this process has archived (a cache of the recent ones reads it)
+        # Bot decisions, in worker processes started with the first one that needs them.
+        self.bot_pool = BotPool(
+            config.resolved_bot_workers(), config.bot_time_cap, config.bot_queue_wait, config.bot_worker_setup
+        )
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -185,6 +189,8 @@ class Hub:
             for task, _ in tasks.values():
                 task.cancel()
         self.tasks.clear()
+        # After the bot turns are cancelled (a withdrawn decision must not play a timeout action).
+        await self.bot_pool.stop()
         for side in list(self._side_tasks):
             side.cancel()
         for conns in self.connections.values():
@@ -641,6 +647,8 @@ class Hub:
         room = await self.backend.get(code)
         if room is None:
             return
+        # The delay comes first: of several bots awaited at once (a response window), those not
+        # first to answer are cancelled before they think.
         await asyncio.sleep(self._bot_delay(room))
         room = await self.backend.get(code)
         if room is None or room.seq != seq or room.state is None or room.status is not RoomStatus.PLAYING:
@@ -648,19 +656,18 @@ class Hub:
         state = room.state
         if seat not in state.waiting_for():
             return
-        s = room.seats[seat]
-        level = s.level if s.bot and s.level else default_level(room.game)
+        level = seat_level(room, seat)
         view, legal = state.view(seat), state.legal_actions(seat)
         try:
             fallback = state.timeout_action(seat)
         except Exception:
             fallback = legal[0]
-        try:
-            bot = bots.make(level, room.game, seat, self._rng.getrandbits(63))
-            # Search bots may think for a while: off the event loop, on a copy of the view.
-            action = await asyncio.to_thread(bot.act, view, legal)
-        except Exception:
-            log.exception("bot %s failed in room %s; it takes the timeout action", level, code)
+        # Off the event loop, in a worker process (docs/bots.md, "On a server"); None when the
+        # decision was cut at the time cap, its worker died or the bot failed (already logged).
+        action = await self.bot_pool.decide(
+            room.game, level, seat, self._rng.getrandbits(63), view, legal, f"room {code} seat {seat}"
+        )
+        if action is None:
             action = fallback
         try:
             await self.change(code, lambda r: r.act(seat, action, seq, time.time(), by="bot"))

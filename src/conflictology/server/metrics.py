@@ -68,6 +68,8 @@ class Metrics:
         connections: Callable[[], int],
         rooms: Callable[[], int],
         backend_stats: Callable[[], dict[str, int]] = dict,
+        bot_stats: Callable[[], dict[str, int]] = dict,
+        bot_totals: Callable[[], dict[str, int]] = dict,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.action_seconds = Histogram(
@@ -103,6 +105,7 @@ class Metrics:
         )
         gauge.set_function(lambda: float(rooms()))
         self.registry.register(_BackendCollector(backend_stats))
+        self.registry.register(_BotPoolCollector(bot_stats, bot_totals))
 
     def count_connections(self, stats: Callable[[], ConnectionStats]) -> None:
         """Add the connection guard's numbers (server/connections.py): open TCP connections and
@@ -193,6 +196,39 @@ class _ConnectionCollector(Collector):
         for reason, count in s.frames_refused.items():
             frames.add_metric([reason], count)
         yield frames
+
+
+_BOT_GAUGES = {
+    "workers": "Bot worker processes running",
+    "busy": "Bot workers deciding now (searches under way at most this many)",
+    "queued_quick": "Bot decisions (heuristics) waiting for a worker",
+    "queued_search": "Bot searches waiting for a worker",
+}
+_BOT_COUNTERS = {
+    "sent": "Bot decisions sent to a worker",
+    "searches": "Bot searches sent to a worker (the rest of those sent are heuristics)",
+    "late": "Searches that waited too long for a worker and were played by the default level",
+    "over_cap": "Bot decisions cut at the time cap (worker killed; the seat took its timeout action)",
+    "crashed": "Bot workers that died on their own (replaced)",
+    "expired": "Bot decisions that found no worker in time (the seat took its timeout action)",
+    "failed": "Bot decisions that raised (the seat took its timeout action)",
+    "here": "Bot decisions made in the server process (a game or bot the workers do not know)",
+    "started": "Bot worker processes started",
+}
+
+
+class _BotPoolCollector(Collector):
+    """The bot pool (docs/bots.md, "On a server"): how busy it is now, and what it did."""
+
+    def __init__(self, stats: Callable[[], dict[str, int]], totals: Callable[[], dict[str, int]]) -> None:
+        self.stats = stats
+        self.totals = totals
+
+    def collect(self) -> Iterator[Metric]:
+        for name, value in self.stats().items():
+            yield GaugeMetricFamily(f"conflictology_bot_{name}", _BOT_GAUGES.get(name, name), value=value)
+        for name, value in self.totals().items():
+            yield CounterMetricFamily(f"conflictology_bot_{name}", _BOT_COUNTERS.get(name, name), value=value)
 
     def describe(self) -> Iterator[Metric]:
         return iter(())

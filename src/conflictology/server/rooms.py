@@ -54,6 +54,16 @@ def plausible_code(code: str) -> bool:
     return 4 <= len(code) <= 8 and _CODE_CHARS.issuperset(code)
 
 
+def seat_level(room: Room, seat: int) -> str:
+    """The level that plays ``seat`` of ``room`` now: a bot seat's own, or the default level for a
+    player who is away or left (and for a bot seat whose level is not offered, see ``restore``)."""
+    s = room.seats[seat]
+    game = room.game
+    if s.bot and s.level and bots.is_offered(s.level, game):
+        return s.level
+    return default_level(game)
+
+
 def default_level(game: Game) -> str:
     """The level seated when the host names none, and the stand-in for absent players: the bots
     package's default when it can play this game, else the random bot (which plays every game)."""
@@ -299,12 +309,16 @@ class Room:
 
     def add_bots(self, count: int, level: str | None) -> list[int]:
         self._require_lobby()
-        level = level or default_level(self.game)
-        try:
-            # Any name, level or spec the bots package accepts for this game ("random", "normal"...).
-            bots.check(level, self.game)
-        except ValueError as exc:
-            raise RoomError(400, "unknown_level", str(exc)) from None
+        game = self.game
+        level = level or default_level(game)
+        if not bots.is_offered(level, game):
+            # A closed list: a spec with parameters ("ismcts:seconds=1e9") would let anyone set
+            # what a bot costs the server (the library and the command line still take them).
+            raise RoomError(
+                400,
+                "unknown_level",
+                f"unknown bot level {level!r} for {game.title}; offered: {', '.join(bots.offered(game))}",
+            )
         self._require_room_for(count)
         added = []
         for _ in range(count):
@@ -633,6 +647,14 @@ class Room:
             decision={int(k): v for k, v in data["decision"].items()},
             past_games=list(data["past_games"]),
         )
+        for seat in room.seats:
+            if seat.bot and seat.level and not bots.is_offered(seat.level, game):
+                # Saved before the server offered a closed list (a level such as
+                # "ismcts:iterations=999999999"): the seat plays on at the default level, or a
+                # restart would resume the bot that stopped every other.
+                level = default_level(game)
+                seat.name = seat.name.replace(f"({seat.level})", f"({level})")
+                seat.level = level
         return room
 
 
