@@ -443,7 +443,8 @@ class Player:
         self.last_seq = -1
         self.last_type: str | None = None
         self.last_time = time.monotonic()
-        self.seen: dict[Any, tuple[int, list[Any]]] = {}
+        # game id → (first seq seen, last seq seen, the public log at the last one)
+        self.seen: dict[Any, tuple[int, int, list[Any]]] = {}
         self.paused = False
         self.open = False
         self.got_state = asyncio.Event()
@@ -549,7 +550,9 @@ class Player:
             self.last = msg
             self.last_seq = seq
             if self.record_seen:
-                self.seen[(msg.get("room") or {}).get("game_id")] = (seq, list(view.get("log") or []))
+                game_id = (msg.get("room") or {}).get("game_id")
+                first = self.seen[game_id][0] if game_id in self.seen else seq
+                self.seen[game_id] = (first, seq, list(view.get("log") or []))
             self.got_state.set()
             if msg.get("winners") is not None and not msg.get("legal"):
                 if self.on_over is not None:
@@ -1057,6 +1060,14 @@ async def _bot_moves(host: Player, seconds: float) -> int:
 async def attack_bots(ctx: Ctx) -> Row:
     window = ctx.win(15.0)
     pool = ctx.pool
+    # The room that shows what the attack does to everyone's bots: its moves are counted before the
+    # attack (the baseline), during it, and after a SIGTERM and a restart.
+    victim = await ctx.table(bots=5, level="random")
+    await start_table(pool, victim)
+    host = ctx.player(victim.code, victim.tokens[0], local=victim.homes[0])
+    await asyncio.wait_for(host.got_state.wait(), 30)
+    baseline = await _bot_moves(host, window)
+    log(f"  bots: a room of 5 random bots made {baseline} moves in {window:g} s before the attack")
     creator = Creator(pool, [attacker(1, i) for i in range(4)])
     attempts = accepted = 0
     for _ in range(6):
@@ -1069,12 +1080,8 @@ async def attack_bots(ctx: Ctx) -> Row:
             attempts += 1
             accepted += r is not None and r.status_code == 201
         await pool.request("POST", f"/api/rooms/{t.code}/start", t.addrs[0], token=t.tokens[0])
-    log(f"  bots: {accepted}/{attempts} unbounded bot levels accepted; the victim room starts")
+    log(f"  bots: {accepted}/{attempts} unbounded bot levels accepted")
     await asyncio.sleep(2.0)
-    victim = await ctx.table(bots=5, level="random")
-    await start_table(pool, victim)
-    host = ctx.player(victim.code, victim.tokens[0], local=victim.homes[0])
-    await asyncio.wait_for(host.got_state.wait(), 30)
     stop = asyncio.Event()
     healthz: list[float] = []
     sampler = spawn(ctx.healthz(stop, 0.5, healthz))
@@ -1103,11 +1110,13 @@ async def attack_bots(ctx: Ctx) -> Row:
         wrongly_accepted=accepted,
         notes=(
             f"unbounded levels accepted {accepted}/{attempts} in 6 rooms; a room of 5 random bots made "
-            f"{moves} moves in {window:g} s, {moves_after} after SIGTERM and a restart on the same "
-            f"database; /healthz p50 {fmt(pct(healthz, 0.5))} ms, max {fmt(max(healthz, default=math.nan))} "
-            f"ms; server CPU {cpu * 100:.0f}% of a core; SIGTERM exit {term}"
+            f"{moves} moves in {window:g} s ({baseline} before the attack), {moves_after} after SIGTERM "
+            f"and a restart on the same database; /healthz p50 {fmt(pct(healthz, 0.5))} ms, max "
+            f"{fmt(max(healthz, default=math.nan))} ms; server CPU {cpu * 100:.0f}% of a core; SIGTERM "
+            f"exit {term}"
         ),
-        figures={"accepted": accepted, "moves": moves, "moves_after_restart": moves_after,
+        figures={"accepted": accepted, "baseline_moves": baseline, "moves": moves,
+                 "moves_after_restart": moves_after,
                  "healthz_p50_ms": pct(healthz, 0.5), "healthz_max_ms": max(healthz, default=math.nan),
                  "cpu_share": cpu, "sigterm_seconds": term_s, "sigterm_killed": killed},
     )  # fmt: skip
@@ -1533,17 +1542,15 @@ async def attack_sync_flood(ctx: Ctx) -> Row:
     counts: Counter[str] = Counter()
     end = 0.0
 
+    depth = ctx.args.sync_depth
+
     async def spam(ws: ClientConnection) -> None:
-        try:
-            await asyncio.wait_for(ws.recv(), 10)  # the state on connecting
-            while time.monotonic() < end:
-                await ws.send('{"type":"sync"}')
-                counts["sent"] += 1
-                try:
-                    raw = await asyncio.wait_for(ws.recv(), 1.0)
-                except TimeoutError:
-                    counts["unanswered"] += 1
-                    continue
+        # Up to `depth` syncs in flight on each socket: sent again as soon as an answer (or a
+        # refusal) comes back; a socket without an answer for 1 s sends anyway.
+        credits = asyncio.Semaphore(depth)
+
+        async def read() -> None:
+            async for raw in ws:
                 head = (raw if isinstance(raw, str) else raw.decode())[:40]
                 if '"type":"state"' in head or '"type":"lobby"' in head:
                     counts["answered"] += 1
@@ -1551,12 +1558,34 @@ async def attack_sync_flood(ctx: Ctx) -> Row:
                     counts["refused"] += 1
                 else:
                     counts["other"] += 1
+                credits.release()
+
+        try:
+            await asyncio.wait_for(ws.recv(), 10)  # the state on connecting
+        except (TimeoutError, ConnectionClosed):
+            counts["no first state"] += 1
+            return
+        reader = asyncio.ensure_future(read())
+        try:
+            while time.monotonic() < end and not reader.done():
+                try:
+                    await asyncio.wait_for(credits.acquire(), 1.0)
+                except TimeoutError:
+                    counts["stalled"] += 1
+                await ws.send('{"type":"sync"}')
+                counts["sent"] += 1
+            with contextlib.suppress(TimeoutError, ConnectionClosed):
+                await asyncio.wait_for(asyncio.shield(reader), 1.0)  # the last answers
         except ConnectionClosed:
+            pass
+        finally:
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+        if ws.protocol.close_rcvd is not None or ws.protocol.state.name == "CLOSED":
+            counts["closed"] += 1
             if not ctx.tally.expect_drops and is_drop(ws.protocol.close_rcvd, None):
                 ctx.tally.drops += 1
-            counts["closed"] += 1
-        except TimeoutError:
-            counts["no first state"] += 1
 
     log(f"  sync-flood: {len(sockets)} spectators in {rooms} room(s); flooding for {window:g} s")
     cpu0 = ctx.server.cpu()
@@ -1572,8 +1601,8 @@ async def attack_sync_flood(ctx: Ctx) -> Row:
         wrongly_accepted=over,
         notes=(
             f"{len(sockets)} spectator sockets from 1 address in {rooms} room(s) (refused {dict(refusals)}); "
-            f"{counts['sent']:,} syncs in {window:g} s, answered {counts['answered']:,}, refused "
-            f"{counts['refused']:,}, unanswered {counts['unanswered']:,}, sockets closed {counts['closed']}; "
+            f"{counts['sent']:,} syncs in {window:g} s ({depth} in flight per socket), answered "
+            f"{counts['answered']:,}, refused {counts['refused']:,}, sockets closed {counts['closed']}; "
             f"wrongly accepted: answers beyond 20/s + 60 for the address; server CPU {cpu * 100:.0f}%"
         ),
         figures={"sockets": len(sockets), "rooms": rooms, **counts, "cpu_share": cpu},
@@ -1680,7 +1709,7 @@ def _lost(seen_seq: int, seen_log: list[Any], now_seq: int, now_log: list[Any]) 
 
 
 async def _check_room(
-    url: str, pool: HttpPool, table: Table, seen: list[dict[Any, tuple[int, list[Any]]]]
+    url: str, pool: HttpPool, table: Table, seen: list[dict[Any, tuple[int, int, list[Any]]]]
 ) -> tuple[int, bool, str]:
     """Compare what the room's players saw before the kill with the room now (its host's first
     message on a new socket), or with the archived game when the game seen is no longer the
@@ -1697,7 +1726,7 @@ async def _check_room(
     now_game = (now.get("room") or {}).get("game_id")
     lost, divergent, notes = 0, False, []
     for per_seat in seen:
-        for game_id, (seq, entries) in per_seat.items():
+        for game_id, (first, seq, entries) in per_seat.items():
             if game_id is None:
                 continue
             if now.get("type") == "state" and game_id == now_game:
@@ -1705,7 +1734,7 @@ async def _check_room(
             else:
                 r = await pool.request("GET", f"/api/games/{game_id}", table.addrs[0])
                 if r is None or r.status_code != 200:
-                    n, d = seq, True  # the whole game seen is gone
+                    n, d = seq - first + 1, False  # the game seen is gone, with every move seen of it
                 else:
                     record = r.json()
                     last = max((a["seq"] for a in record.get("actions", [])), default=-1)
@@ -2166,7 +2195,7 @@ def _d(args: argparse.Namespace, default: float) -> float:
 
 ATTACKS = [
     Attack("bots", attack_bots, "unbounded bot levels; a room of random bots; SIGTERM; restart",
-           lambda a: 2 * _d(a, 15) + 150),
+           lambda a: 3 * _d(a, 15) + 150),
     Attack("bots-hard", attack_bots_hard, "50 rooms of hard bots", lambda a: _d(a, 20) + 180),
     Attack("guessing", attack_guessing, "random GET /api/rooms/{code} with many live rooms",
            lambda a: a.create_budget + _d(a, 15) + 120),
@@ -2332,7 +2361,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--keep", action="store_true", help="keep the attacks' directories (server logs) and say where"
     )
     ap.add_argument(
-        "--probe-think", type=float, default=0.1, help="the probe players' pause before a move (s)"
+        "--probe-think", type=float, default=0.05, help="the probe players' pause before a move (s)"
     )
     ap.add_argument("--hard-rooms", type=int, default=50)
     ap.add_argument("--guess-rooms", type=int, default=1500, help="live rooms made before guessing")
@@ -2341,6 +2370,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--slow-conns", type=int, default=1500)
     ap.add_argument("--max-spectators", type=int, default=1000, help="spectator sockets tried at most")
     ap.add_argument("--sync-sockets", type=int, default=200)
+    ap.add_argument("--sync-depth", type=int, default=8, help="syncs in flight per spamming socket")
     ap.add_argument("--kills", type=int, default=3, help="kill -9s (the issue asks for >= 100)")
     ap.add_argument("--kill-rooms", type=int, default=10)
     ap.add_argument("--outage", type=float, default=4.0, help="seconds Redis stays down")
