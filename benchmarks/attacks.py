@@ -37,6 +37,7 @@ import asyncio
 import base64
 import contextlib
 import ctypes
+import importlib.util
 import itertools
 import json
 import math
@@ -1832,8 +1833,12 @@ def kill9(
     play_seconds: tuple[float, float] = (0.5, 2.5),
 ) -> Kill9Result:
     """The kill -9 attack on a server of its own (``server_src``: a ``src`` directory to run the
-    server from; default: the one this interpreter imports). For a test:
-    ``assert kill9(kills=5).lost_seen_moves == 0``."""
+    server from; default: where this interpreter finds ``conflictology``, so a test measures the
+    code it imports). For a test: ``assert kill9(kills=5).lost_seen_moves == 0``."""
+    if server_src is None:
+        spec = importlib.util.find_spec("conflictology")  # found, not imported: the tool stays outside
+        if spec is not None and spec.origin is not None:
+            server_src = str(Path(spec.origin).resolve().parent.parent)
 
     async def main() -> Kill9Result:
         workdir = Path(tempfile.mkdtemp(prefix="cfy-kill9-"))
