@@ -111,11 +111,23 @@ def fmt(x: float | None, digits: int = 0) -> str:
 
 
 def cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return math.nan
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds (user + system) of a process and of its live descendants (a server's worker
+    processes count as the server's)."""
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError):
+            if p == pid:
+                return math.nan
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def ws_base(url: str) -> str:
@@ -1407,14 +1419,15 @@ async def attack_slowloris(ctx: Ctx) -> Row:
                 await asyncio.wait_for(stop.wait(), 1.0)
 
     start = time.monotonic()
+    ramp = min(5.0, hold / 4)
     tasks = [asyncio.ensure_future(slot(i)) for i in range(n)]
     async with ctx.measuring():
-        await asyncio.sleep(min(5.0, hold / 4))  # the ramp
+        await asyncio.sleep(ramp)
         monitor = spawn(fresh_requests())
         await asyncio.sleep(max(1.0, hold - (time.monotonic() - start)))
     now = time.monotonic()
     held = len(alive)
-    whole = sum(1 for t0 in alive.values() if t0 - start < 10.0)  # open since the ramp, never closed
+    whole = sum(1 for t0 in alive.values() if t0 - start <= ramp)  # opened in the ramp, never closed
     stop.set()
     await monitor
     for t in tasks:
