@@ -280,3 +280,21 @@ def test_a_household_s_many_ipv6_64s_share_a_wider_budget() -> None:
     assert guesses.retry_after(client_key("2001:db8:7:9::1")) > 1
     # An IPv4 address has one budget.
     assert [guesses.take("198.51.100.7") for _ in range(3)] == [True, True, False]
+
+
+def test_one_address_may_watch_only_so_many_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    register_toy(monkeypatch)
+    with thread_server(tmp_path, max_spectators_per_address=2) as srv:
+        rooms = [make_table(srv, "toy", humans=1) for _ in range(2)]
+        watching = [Player(srv, rooms[0].code, None, None), Player(srv, rooms[1].code, None, None)]
+        with pytest.raises(InvalidStatus) as refused:
+            Player(srv, rooms[1].code, None, None)
+        assert refused.value.response.status_code == 429
+        # A seat is not a spectator: its player gets in.
+        host = Player(srv, rooms[1].code, rooms[1].host_token, 0)
+        assert host.next()["type"] == "lobby"
+        watching[0].close()
+        time.sleep(0.3)
+        again = Player(srv, rooms[1].code, None, None)  # one freed
+        for p in [*watching, host, again]:
+            p.close()

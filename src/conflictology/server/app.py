@@ -617,6 +617,13 @@ class Api:
                 refusal = "this room has as many spectators as it admits"
                 await _deny_websocket(scope, receive, send, 429, "too_many_spectators", refusal, 10)
                 return
+            # Spectators are never evicted to make room (players are admitted by the connection
+            # guard before anyone is): one address may not hold many of them.
+            client = websocket.scope.get("client") or ("?", 0)
+            if self.hub.spectating(client_key(str(client[0]))) >= self.config.max_spectators_per_address:
+                refusal = "this address watches as many tables as it may"
+                await _deny_websocket(scope, receive, send, 429, "too_many_spectators", refusal, 10)
+                return
         await websocket.accept()
         client = websocket.scope.get("client") or ("?", 0)
         conn = Connection(websocket, code, seat_id, self.config, client_key(str(client[0])))

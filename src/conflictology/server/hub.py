@@ -144,6 +144,7 @@ class Hub:
         self._texts: dict[str, tuple[int, frozenset[int], dict[int | None, str]]] = {}
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = random.Random()
+        self._spectators: dict[str, int] = {}  # spectator sockets per client address
         self.games_archived = 0  # games this process has archived (a cache of the recent ones reads it)
         # Bot decisions, in worker processes started with the first one that needs them.
         self.bot_pool = BotPool(
@@ -526,10 +527,16 @@ class Hub:
         if room is not None:
             self._schedule(room)
 
+    def spectating(self, address: str) -> int:
+        """Spectator sockets open on this process from one client address."""
+        return self._spectators.get(address, 0)
+
     async def attach(self, conn: Connection) -> None:
         conns = self.connections.setdefault(conn.code, set())
         first = not conns
         conns.add(conn)
+        if conn.seat_id is None:
+            self._spectators[conn.address] = self._spectators.get(conn.address, 0) + 1
         conn.writer = asyncio.create_task(conn.run_writer())
         if first:
             await self.backend.watch(conn.code)
@@ -554,6 +561,12 @@ class Hub:
         # store when it answers again.
         conn.close()
         conns = self.connections.get(conn.code)
+        if conns is not None and conn in conns and conn.seat_id is None:
+            left = self._spectators.get(conn.address, 0) - 1
+            if left > 0:
+                self._spectators[conn.address] = left
+            else:
+                self._spectators.pop(conn.address, None)
         if conns is not None:
             conns.discard(conn)
             if not conns:
