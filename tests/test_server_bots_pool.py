@@ -90,6 +90,27 @@ def test_the_pool_cuts_a_decision_at_the_cap_and_replaces_crashed_workers(
     asyncio.run(main())
 
 
+def test_a_decision_that_cannot_be_sent_times_out_and_the_pool_goes_on() -> None:
+    """A view that does not pickle (a game's bug) costs its seat the timeout action, not the worker
+    and not the decisions after it."""
+    from conflictology.server.botpool import BotPool
+
+    game, seat, view, legal = _position()
+
+    async def main() -> None:
+        pool = BotPool(1, time_cap=2.0, queue_wait=1.0, setup=SETUP)
+        try:
+            assert await pool.decide(game, "normal", seat, 1, view, legal, "warm-up") in legal
+            broken = {**view, "unpicklable": lambda: None}
+            assert await pool.decide(game, "normal", seat, 2, broken, legal, "bad view") is None
+            assert pool.counts.failed == 1 and pool.counts.started == 1
+            assert await pool.decide(game, "normal", seat, 3, view, legal, "after") in legal
+        finally:
+            await pool.stop()
+
+    asyncio.run(main())
+
+
 def test_a_search_that_waits_too_long_is_played_by_the_default_level(monkeypatch: pytest.MonkeyPatch) -> None:
     from conflictology.server.botpool import BotPool
 

@@ -171,3 +171,91 @@ def test_every_change_is_shown_in_order_even_when_several_share_a_batch(tmp_path
         asyncio.run(main())
     finally:
         store.close()
+
+
+def test_a_restored_room_is_shown_as_saved_until_its_next_change_is(tmp_path: Path) -> None:
+    """After a restart a room is shown as it was on disk: a change made since (not saved yet) reaches
+    no one, whether they ask over HTTP, open a socket or sync."""
+    url = f"sqlite:///{tmp_path / 'restart.sqlite3'}"
+    first = Store(url)
+    room, _ = Room.create("RESTOR", "capitol", "Host", None, RoomSettings())
+    room.version = 1
+    first.save_rooms([room.snapshot()])
+    first.close()
+    store = SlowStore(url)
+    hub = Hub(ServerConfig(), store)
+
+    async def main() -> None:
+        await hub.start()
+        store.hold.set()
+        change = asyncio.create_task(hub.change("RESTOR", lambda r: r.join("Bea")))
+        await asyncio.to_thread(store.writing.wait, 5)
+        assert [s.name for s in (await hub.room("RESTOR")).seats] == ["Host"]
+        socket = RecordingSocket()
+        await hub.attach(Connection(socket, "RESTOR", None, hub.config))
+        await settle()
+        assert [s["name"] for s in socket.sent[-1]["room"]["seats"]] == ["Host"]
+        store.hold.clear()
+        store.release.set()
+        await asyncio.wait_for(change, 5)
+        await settle()
+        assert [s["name"] for s in socket.sent[-1]["room"]["seats"]] == ["Host", "Bea"]
+        await hub.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()
+
+
+def test_the_writer_outlives_a_view_that_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A room whose message cannot be built (a bug in a view) costs its own sockets that message,
+    not the writer: other rooms' changes are still saved and shown, and their callers answered."""
+    store = SlowStore(f"sqlite:///{tmp_path / 'writer.sqlite3'}")
+    hub = Hub(ServerConfig(), store)
+    real = Room.message_for
+
+    def message_for(self: Room, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        if self.code == "BROKEN" and len(self.seats) > 1:
+            raise RuntimeError("a view that fails")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Room, "message_for", message_for)
+
+    async def main() -> None:
+        await hub.start()
+        sockets = {}
+        for code in ("BROKEN", "HEALTH"):
+            room, _ = Room.create(code, "capitol", "Host", None, RoomSettings())
+            await hub.backend.insert(room)
+            await hub.until_durable()
+            sockets[code] = RecordingSocket()
+            await hub.attach(Connection(sockets[code], code, None, hub.config))
+        await settle()
+        await asyncio.wait_for(hub.change("BROKEN", lambda r: r.join("Bea")), 5)
+        await asyncio.wait_for(hub.change("HEALTH", lambda r: r.join("Cy")), 5)
+        await settle()
+        assert [s["name"] for s in sockets["HEALTH"].sent[-1]["room"]["seats"]] == ["Host", "Cy"]
+        assert stored_version(store, "BROKEN") == 2 and stored_version(store, "HEALTH") == 2
+        assert hub._writer is not None and not hub._writer.done()
+        await hub.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()
+
+
+def test_a_snapshot_shares_no_container_with_its_room() -> None:
+    """Snapshots are encoded off the event loop while the room changes: a move appended to the live
+    log must not appear in a snapshot taken before it."""
+    room, _ = Room.create("SNAPSH", "capitol", "Host", {"first_player": 0}, RoomSettings())
+    snapshot = room.snapshot()
+    room.actions.append({"seq": 9})
+    room.past_games.append("g")
+    room.options["first_player"] = 1
+    assert (
+        snapshot["actions"] == []
+        and snapshot["past_games"] == []
+        and snapshot["options"] == {"first_player": 0}
+    )

@@ -14,7 +14,14 @@ import pytest
 from websockets.exceptions import InvalidStatus
 
 from conflictology.server.rooms import CODE_ALPHABET, CODE_LENGTH
-from conflictology.server.security import HostPolicy, RateLimits, clean_name, client_key, distinct_name
+from conflictology.server.security import (
+    AddressLimits,
+    HostPolicy,
+    RateLimits,
+    clean_name,
+    client_key,
+    distinct_name,
+)
 from server_helpers import Player, make_table, register_toy, thread_server
 
 
@@ -241,3 +248,57 @@ def test_healthz_and_readyz(tmp_path: Path) -> None:
         assert health["checks"] == {"rooms": "ok", "database": "ok"}
         assert httpx.get(f"{srv.url}/readyz").status_code == 200
         assert json.loads(httpx.get(f"{srv.url}/readyz").text)["status"] == "ok"
+
+
+def test_guesses_made_at_once_cannot_outrun_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests that name a room each take a guess before they are answered: twelve held open at
+    once (their bodies not sent yet) get no more than the budget of five between them."""
+    register_toy(monkeypatch)
+    with thread_server(tmp_path, room_guess_burst=5, room_guess_seconds=600) as srv:
+        port = int(srv.url.rsplit(":", 1)[1])
+        held = []
+        for n in range(12):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            code = "ZZZZZ" + CODE_ALPHABET[n]
+            head = f"POST /api/rooms/{code}/join HTTP/1.1\r\nHost: localhost\r\nContent-Length: 13\r\n\r\n"
+            sock.sendall(head.encode())
+            held.append(sock)
+        time.sleep(0.5)
+        answers = []
+        for sock in held:
+            sock.sendall(b'{"name":"Al"}')
+            answers.append(sock.recv(100).split(b" ")[1])
+            sock.close()
+        assert answers.count(b"404") == 5 and answers.count(b"429") == 7, answers
+
+
+def test_a_household_s_many_ipv6_64s_share_a_wider_budget() -> None:
+    """Internet providers give a home a /56 or a /48: each /64 has its own budget, and all of a /48
+    together sixteen times one."""
+    guesses = AddressLimits(rate=0.0001, burst=2, wide=4)
+    first = [guesses.take(client_key(f"2001:db8:7:{n:x}::1")) for n in range(6) for _ in range(2)]
+    assert first == [True] * 8 + [False] * 4  # 4 /64s of 2 each, then the /48 is spent
+    assert guesses.take(client_key("2001:db8:8::1"))  # another /48
+    assert guesses.retry_after(client_key("2001:db8:7:9::1")) > 1
+    # An IPv4 address has one budget.
+    assert [guesses.take("198.51.100.7") for _ in range(3)] == [True, True, False]
+
+
+def test_one_address_may_watch_only_so_many_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    register_toy(monkeypatch)
+    with thread_server(tmp_path, max_spectators_per_address=2) as srv:
+        rooms = [make_table(srv, "toy", humans=1) for _ in range(2)]
+        watching = [Player(srv, rooms[0].code, None, None), Player(srv, rooms[1].code, None, None)]
+        with pytest.raises(InvalidStatus) as refused:
+            Player(srv, rooms[1].code, None, None)
+        assert refused.value.response.status_code == 429
+        # A seat is not a spectator: its player gets in.
+        host = Player(srv, rooms[1].code, rooms[1].host_token, 0)
+        assert host.next()["type"] == "lobby"
+        watching[0].close()
+        time.sleep(0.3)
+        again = Player(srv, rooms[1].code, None, None)  # one freed
+        for p in [*watching, host, again]:
+            p.close()

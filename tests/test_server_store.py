@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from conflictology.server.backend import BackendUnavailable
 from conflictology.server.config import ServerConfig, default_db_url
 from conflictology.server.store import Store
 from server_helpers import Player, make_table, play_randomly, start, thread_server
@@ -238,7 +239,11 @@ def test_snapshots_the_database_refused_are_written_with_a_later_batch(tmp_path:
             await hub.backend.insert(room)
         await hub.persist(by_writer=True)  # refused
         assert store.load_rooms() == []
-        await hub.change("REFUA", lambda r: r.past_games.append("meanwhile"))
+        # While the database refuses them, no new change is taken (nothing would be shown)...
+        with pytest.raises(BackendUnavailable):
+            await hub.change("REFUA", lambda r: r.past_games.append("refused"))
+        # ...but one already made (in memory) when the refusal came is saved with the next batch.
+        await hub.backend.update("REFUA", lambda r: r.past_games.append("meanwhile"))
         await hub.persist(by_writer=True)  # refused again
         await hub.persist(by_writer=True)  # accepted: both rooms, the newest of each
         assert hub._unsaved == {}

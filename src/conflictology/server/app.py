@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import json
 import logging
+import re
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -42,7 +44,14 @@ from conflictology.server.rooms import (
     normalize_code,
     plausible_code,
 )
-from conflictology.server.security import HostPolicy, OriginPolicy, RateLimits, client_key, own_host_names
+from conflictology.server.security import (
+    AddressLimits,
+    HostPolicy,
+    OriginPolicy,
+    RateLimits,
+    client_key,
+    own_host_names,
+)
 from conflictology.server.store import Store
 
 log = logging.getLogger("conflictology.server")
@@ -60,17 +69,16 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-# Every HTTP response carries these. The web client loads its scripts, styles and images from
-# files of its own origin (no inline script: the Chrome extension forbids them too) and talks only to
-# its own origin; nobody may frame it (clickjacking); a room code in the address never leaves in a
-# Referer.
+# Every response of the app carries these. The web client loads its scripts, styles and images
+# from files of its own origin (no inline script: the Chrome extension forbids them too) and talks
+# only to its own origin (its WebSocket named too: older browsers do not count ws: as 'self'); nobody
+# may frame it (clickjacking); a room code in the address never leaves in a Referer.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'{sockets}; font-src 'self'; media-src 'self' data:; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
 SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
-    (
-        b"content-security-policy",
-        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        b"connect-src 'self'; font-src 'self'; media-src 'self' data:; object-src 'none'; "
-        b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-    ),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
@@ -78,6 +86,14 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
 ]
 HSTS = (b"strict-transport-security", b"max-age=31536000")
+_PLAIN_HOST = re.compile(r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
+
+
+@functools.lru_cache(maxsize=256)
+def _csp(host: str | None) -> bytes:
+    sockets = f" wss://{host} ws://{host}" if host and _PLAIN_HOST.match(host) else ""
+    return CSP.format(sockets=sockets).encode()
+
 
 # Paths that name a room: a request for a room that does not exist is a guess at its code.
 _ROOM_PATHS = ("/api/rooms/", "/ws/")
@@ -102,9 +118,10 @@ class GuardMiddleware:
         on = config.address_limits
         self.writes = RateLimits(config.http_rate_per_second if on else 0, config.http_rate_burst)
         self.reads = RateLimits(config.http_read_rate_per_second if on else 0, config.http_read_burst)
-        self.creations = RateLimits(config.rooms_per_hour / 3600 if on else 0, config.rooms_burst)
         guess_rate = 1 / config.room_guess_seconds if on and config.room_guess_seconds > 0 else 0
-        self.guesses = RateLimits(guess_rate, config.room_guess_burst)
+        # Per address, and per IPv6 /48 (a household's many /64s): what the guessing odds rest on.
+        self.guesses = AddressLimits(guess_rate, config.room_guess_burst)
+        self.creations = AddressLimits(config.rooms_per_hour / 3600 if on else 0, config.rooms_burst)
 
     async def _refuse(
         self,
@@ -124,9 +141,10 @@ class GuardMiddleware:
             await error(status, code, message, retry)(scope, receive, self._secured(scope, send))
 
     def _secured(self, scope: Scope, send: Send, extra: list[tuple[bytes, bytes]] | None = None) -> Send:
-        headers = SECURITY_HEADERS + (extra or [])
+        csp = (b"content-security-policy", _csp(_header(scope, b"host")))
+        headers = [csp, *SECURITY_HEADERS, *(extra or [])]
         if scope.get("scheme") == "https":
-            headers = [*headers, HSTS]
+            headers.append(HSTS)
 
         async def send_secured(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -155,16 +173,8 @@ class GuardMiddleware:
         address = client_key(str(client[0]))
         path: str = scope.get("path", "")
         method = "GET" if kind == "websocket" else scope["method"]
-        guess = _names_room(path)
-        if guess and not self.guesses.has(address):
-            # Too many requests for rooms that do not exist: every room is out of reach for a while,
-            # so a blocked address learns nothing more (and costs a dictionary lookup).
-            retry = self.guesses.retry_after(address)
-            message = "too many requests for rooms that do not exist; wait before trying another code"
-            await self._refuse(scope, receive, send, 429, "too_many_misses", message, retry)
-            return
-        limits = self.reads if method in ("GET", "HEAD") else self.writes
-        if method != "OPTIONS" and not limits.take(address):
+        limits = self.reads if method in ("GET", "HEAD", "OPTIONS") else self.writes
+        if not limits.take(address):
             retry = limits.retry_after(address)
             message = "too many requests; slow down"
             await self._refuse(scope, receive, send, 429, "rate_limited", message, retry)
@@ -174,12 +184,31 @@ class GuardMiddleware:
             message = "this address has made many rooms lately; wait before making another"
             await self._refuse(scope, receive, send, 429, "room_quota", message, retry)
             return
+        # A request that names a room is a guess at its code: one is taken before it is answered
+        # (so that many at once cannot outrun the budget) and given back unless the room did not
+        # exist. Out of guesses, every room is out of reach for a while, so a blocked address learns
+        # nothing more (and costs a dictionary lookup).
+        guess = _names_room(path)
+        if guess and not self.guesses.take(address):
+            retry = self.guesses.retry_after(address)
+            message = "too many requests for rooms that do not exist; wait before trying another code"
+            await self._refuse(scope, receive, send, 429, "too_many_misses", message, retry)
+            return
+        pending = [guess]
+
+        def answered(status: int) -> None:
+            if pending[0]:
+                pending[0] = False
+                if status != 404:
+                    self.guesses.refund(address)
 
         if kind == "websocket":
 
             async def send_ws(message: Message) -> None:
-                if guess and message["type"] == "websocket.http.response.start" and message["status"] == 404:
-                    self.guesses.spend(address)
+                if message["type"] == "websocket.http.response.start":
+                    answered(message["status"])
+                elif message["type"] == "websocket.accept":
+                    answered(101)
                 await send(message)
 
             await self.app(scope, receive, send_ws)
@@ -195,21 +224,21 @@ class GuardMiddleware:
                 (b"access-control-max-age", b"600"),
             ]
         secured = self._secured(scope, send, cors)
+
+        async def send_counted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                answered(message["status"])
+            await secured(message)
+
         if method == "OPTIONS" and origin is not None:
-            await Response(status_code=204)(scope, receive, secured)
+            await Response(status_code=204)(scope, receive, send_counted)
             return
         length = _header(scope, b"content-length")
         if length is not None and length.isdigit() and int(length) > self.config.max_body_bytes:
             message = f"bodies are limited to {self.config.max_body_bytes} bytes"
-            await error(413, "too_large", message)(scope, receive, secured)
+            await error(413, "too_large", message)(scope, receive, send_counted)
             return
-
-        async def send_counted(message: Message) -> None:
-            if guess and message["type"] == "http.response.start" and message["status"] == 404:
-                self.guesses.spend(address)
-            await secured(message)
-
-        await self.app(scope, receive, send_counted if guess else secured)
+        await self.app(scope, receive, send_counted)
 
 
 # Set (in the connection's own task) once this app has refused a handshake on purpose.
@@ -588,6 +617,13 @@ class Api:
             conns = self.hub.connections.get(code, ())
             if sum(1 for c in conns if c.seat_id is None) >= self.config.max_spectators_per_room:
                 refusal = "this room has as many spectators as it admits"
+                await _deny_websocket(scope, receive, send, 429, "too_many_spectators", refusal, 10)
+                return
+            # Spectators are never evicted to make room (players are admitted by the connection
+            # guard before anyone is): one address may not hold many of them.
+            client = websocket.scope.get("client") or ("?", 0)
+            if self.hub.spectating(client_key(str(client[0]))) >= self.config.max_spectators_per_address:
+                refusal = "this address watches as many tables as it may"
                 await _deny_websocket(scope, receive, send, 429, "too_many_spectators", refusal, 10)
                 return
         await websocket.accept()

@@ -37,6 +37,7 @@ import itertools
 import logging
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import time
@@ -81,6 +82,7 @@ def default_workers() -> int:
 
 # What a job resolves to when the workers do not know its game or bot: decided in this process.
 _NOT_IN_WORKER = object()
+_UNSENDABLE = object()  # (a job _send could not send: the next one is tried)
 
 
 @dataclass(eq=False)
@@ -177,6 +179,13 @@ class BotPool:
                 self.counts.failed += 1
                 log.exception("bot %s failed in %s; the seat takes its timeout action", level, where)
                 return None
+        if self._broken and kind == "search":
+            # No worker yet: a search in a thread here would hold the GIL against every room (the
+            # very stall the pool exists to prevent); the room's default level plays instead.
+            from conflictology.server.rooms import default_level
+
+            level = default_level(game)
+            self.counts.late += 1
         if self._broken or (game.name, level) in self._unknown:
             return await self._decide_here(game, level, seat, seed, view, legal, where)
         loop = asyncio.get_running_loop()
@@ -309,30 +318,40 @@ class BotPool:
         for worker in list(self._workers):  # a send that finds a worker dead retires it
             if not worker.idle:
                 continue
-            job = self._next_job()
-            if job is None:
-                return
-            self._send(worker, job)
+            while True:
+                job = self._next_job()
+                if job is None:
+                    return
+                if self._send(worker, job) is not _UNSENDABLE:
+                    break
 
-    def _send(self, worker: _Worker, job: _Job) -> None:
+    def _send(self, worker: _Worker, job: _Job) -> object:
         if job.timer is not None:
             job.timer.cancel()
             job.timer = None
         try:
             worker.conn.send(job.message())
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            # This job cannot be sent (a view that does not pickle): the seat takes its timeout action.
+            self.counts.failed += 1
+            log.error("bot %s's decision in %s could not be sent to a worker", job.level, job.where)
+            if not job.future.done():
+                job.future.set_result(None)
+            return _UNSENDABLE
         except (OSError, ValueError):
             # It died between two decisions: the job goes back first in its queue.
             (self._search if job.search else self._quick).appendleft(job)
             if self._ready:
                 self._arm(job)
             self._lost(worker, "its pipe is closed")
-            return
+            return None
         loop = asyncio.get_running_loop()
         worker.job, worker.started = job, loop.time()
         worker.cap = loop.call_later(self.time_cap, self._over_cap, worker)
         self.counts.sent += 1
         self.counts.searches += job.search
         self.counts.by_level[job.level] = self.counts.by_level.get(job.level, 0) + 1
+        return None
 
     # ---- the workers -----------------------------------------------------------------------------
 
@@ -419,6 +438,9 @@ class BotPool:
         kind = message[0]
         if kind == "ready":
             worker.ready = True
+            if self._broken:
+                log.warning("a bot worker is ready at last: bots decide in workers again")
+                self._broken = False
             if not self._ready:
                 self._ready = True
                 for queued in [*self._quick, *self._search]:
@@ -632,7 +654,10 @@ def worker_main(conn: Connection, setup: list[str]) -> None:
     for name in games.names():  # imported now, not on the first decision's clock
         with contextlib.suppress(Exception):
             games.get(name)
-    conn.send(("ready", os.getpid()))
+    try:
+        conn.send(("ready", os.getpid()))
+    except (EOFError, OSError):
+        return  # the server stopped while this worker was starting
     while True:
         try:
             job_id, game_name, level, seat, seed, view, legal = conn.recv()

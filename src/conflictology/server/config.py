@@ -113,6 +113,9 @@ class ServerConfig:
     # oldest is closed); spectators have a cap of their own.
     max_sockets_per_seat: int = 8
     max_spectators_per_room: int = 50
+    # Spectator sockets one client address may hold, over all rooms (a spectator is never evicted to
+    # make room for a newcomer, so an address must not hoard them).
+    max_spectators_per_address: int = 20
     # Host names this server answers (its public name; "*.example"; "*" for any). None given: localhost,
     # IP addresses and this machine's own names (the defence against DNS rebinding: security.py).
     allowed_hosts: list[str] = field(default_factory=list)

@@ -43,6 +43,9 @@ T = TypeVar("T")
 
 _encoder = msgspec.json.Encoder()
 
+# Game ids remembered as archived (older ones are archived again at most, which the store ignores).
+ARCHIVED_KEPT = 10_000
+
 
 @dataclass
 class _Batch:
@@ -116,7 +119,9 @@ class Hub:
         # Rooms whose seats are being given back to players connected here (see _reclaim).
         self._reclaiming: set[str] = set()
         self._side_tasks: set[asyncio.Task[None]] = set()
-        self._archived: set[str] = set()
+        # Games already queued for the archive (so each is archived once; the store ignores a game it
+        # holds, so the oldest may be forgotten: bounded, a dictionary kept in insertion order).
+        self._archived: dict[str, None] = {}
         # Rooms changed since the last snapshot write, and finished games not yet archived: the
         # batched writer takes both off the event loop (a database write there stalls every room).
         self._unsaved: dict[str, Room] = {}
@@ -139,6 +144,7 @@ class Hub:
         self._texts: dict[str, tuple[int, frozenset[int], dict[int | None, str]]] = {}
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = random.Random()
+        self._spectators: dict[str, int] = {}  # spectator sockets per client address
         self.games_archived = 0  # games this process has archived (a cache of the recent ones reads it)
         # Bot decisions, in worker processes started with the first one that needs them.
         self.bot_pool = BotPool(
@@ -163,10 +169,12 @@ class Hub:
                 log.exception("could not restore room %s", snapshot.get("code"))
                 continue
             self.backend.load(room)
+            # What is on disk is what may be shown; changes made from here on are shown once saved.
+            self._shown[room.code] = room.copy()
             restored += 1
             if room.status is RoomStatus.OVER and room.game_id:
                 self.store.archive(room.archive_record())
-                self._archived.add(room.game_id)
+                self._mark_archived(room.game_id)
             self._schedule(room)
         if restored:
             log.info("restored %d room(s)", restored)
@@ -216,10 +224,21 @@ class Hub:
     # ---- changes ---------------------------------------------------------------------------------
 
     async def change(self, code: str, fn: Callable[[Room], T]) -> tuple[Room, T]:
-        """Apply ``fn`` to the room; returns once the change is durable (and shown)."""
+        """Apply ``fn`` to the room; returns once the change is durable (and shown), with the room as
+        shown then."""
+        self._refuse_while_unsaved()
         room, result = await self.backend.update(code, fn)
         await self.until_durable()
+        if not self.backend.shared:
+            room = self._shown.get(code, room)
         return room, result
+
+    def _refuse_while_unsaved(self) -> None:
+        """While the database refuses snapshots, no new change is made: games would go on unseen
+        (bots and clocks moving on prompts nobody was shown) and unsaved changes pile up in memory.
+        Clocks and bots try again until it takes them (_until_done)."""
+        if self._snapshot_failures and not self.backend.shared:
+            raise BackendUnavailable("the server cannot save right now; try again in a moment")
 
     async def until_durable(self) -> None:
         """Wait until every change this process has made so far is committed. (Called right after a
@@ -227,8 +246,10 @@ class Hub:
         writes for longer than ``durable_timeout`` makes this a 503: the change stays queued and is
         shown once it is saved."""
         mark = self._change_mark
-        if self._durable_mark >= mark or self._writer is None or self._writer.done():
+        if self._durable_mark >= mark or self._writer is None:
             return
+        if self._writer.done():
+            raise BackendUnavailable("the server has stopped saving; this change is not saved")
         deadline = time.monotonic() + self.config.durable_timeout
         while self._durable_mark < mark:
             left = deadline - time.monotonic()
@@ -239,9 +260,12 @@ class Hub:
                 await asyncio.wait_for(event.wait(), left)
 
     async def room(self, code: str) -> Room:
-        """The room as players may see it: its newest durable version."""
-        shown = self._shown.get(code)
-        if shown is not None:
+        """The room as players may see it: its newest durable version (with rooms in this process's
+        memory, the copy last shown; a room not saved yet does not exist for anyone)."""
+        if not self.backend.shared:
+            shown = self._shown.get(code)
+            if shown is None:
+                raise RoomError(404, "no_room", f"no room {code}")
             return shown
         room = await self.backend.get(code)
         if room is None:
@@ -250,6 +274,7 @@ class Hub:
 
     async def create_room(self, body: CreateRoom) -> tuple[Room, str]:
         settings = body.settings.apply_to(RoomSettings()) if body.settings else RoomSettings()
+        self._refuse_while_unsaved()
         for _ in range(100):
             room, token = Room.create(new_code(), body.game, body.name, body.options, settings)
             if await self.backend.insert(room):
@@ -330,9 +355,14 @@ class Hub:
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
 
+    def _mark_archived(self, game_id: str) -> None:
+        self._archived[game_id] = None
+        if len(self._archived) > ARCHIVED_KEPT:
+            del self._archived[next(iter(self._archived))]
+
     def _queue_archive(self, room: Room) -> None:
         assert room.game_id is not None
-        self._archived.add(room.game_id)
+        self._mark_archived(room.game_id)
         # The record is taken now, on the event loop, so it is the game as it ended.
         self._unarchived[room.game_id] = room.archive_record()
         self._wake.set()
@@ -345,6 +375,8 @@ class Hub:
         return _Batch(taken, [room.snapshot() for room in taken.values()], unshown, self._change_mark)
 
     def _snapshots_written(self, batch: _Batch, ok: bool) -> None:
+        if not batch.snapshots and not batch.unshown:
+            return  # (a reader's flush of finished games: it says nothing of the snapshots)
         if ok:
             if self._snapshot_failures:
                 log.info("room snapshots are saved again (after %d failed writes)", self._snapshot_failures)
@@ -362,10 +394,11 @@ class Hub:
     def _show(self, batch: _Batch) -> None:
         """A batch is committed: its changes reach the sockets, in the order they were made."""
         for room in batch.unshown:
-            if self._shown.get(room.code, room).version > room.version:
-                continue  # a newer version went out already (a batch retried after a refusal)
             self._shown[room.code] = room
-            self.broadcast(room)
+            try:
+                self.broadcast(room)
+            except Exception:  # a view that fails must not stop the others, nor the writer
+                log.exception("could not show room %s's change to its sockets", room.code)
         if batch.mark > self._durable_mark:
             self._durable_mark = batch.mark
             event, self._durable = self._durable, asyncio.Event()
@@ -448,9 +481,14 @@ class Hub:
             if wait > 0:
                 await asyncio.sleep(wait)
             started = time.monotonic()
-            await self.persist(by_writer=True)
-            if self._snapshot_failures:
-                await asyncio.sleep(min(0.05 * 2**self._snapshot_failures, 2.0))
+            try:
+                await self.persist(by_writer=True)
+            except Exception:  # the writer must outlive anything: every change waits on it
+                log.exception("the snapshot writer failed; retrying")
+                self._snapshot_failures += 1
+            if self._snapshot_failures or self._unarchived:
+                # Refused snapshots, or games the archive refused: again after a backoff.
+                await asyncio.sleep(min(0.05 * 2 ** max(self._snapshot_failures, 1), 2.0))
                 self._wake.set()
 
     # ---- connections -----------------------------------------------------------------------------
@@ -489,10 +527,16 @@ class Hub:
         if room is not None:
             self._schedule(room)
 
+    def spectating(self, address: str) -> int:
+        """Spectator sockets open on this process from one client address."""
+        return self._spectators.get(address, 0)
+
     async def attach(self, conn: Connection) -> None:
         conns = self.connections.setdefault(conn.code, set())
         first = not conns
         conns.add(conn)
+        if conn.seat_id is None:
+            self._spectators[conn.address] = self._spectators.get(conn.address, 0) + 1
         conn.writer = asyncio.create_task(conn.run_writer())
         if first:
             await self.backend.watch(conn.code)
@@ -517,6 +561,12 @@ class Hub:
         # store when it answers again.
         conn.close()
         conns = self.connections.get(conn.code)
+        if conns is not None and conn in conns and conn.seat_id is None:
+            left = self._spectators.get(conn.address, 0) - 1
+            if left > 0:
+                self._spectators[conn.address] = left
+            else:
+                self._spectators.pop(conn.address, None)
         if conns is not None:
             conns.discard(conn)
             if not conns:
@@ -621,7 +671,10 @@ class Hub:
         for seat_id in want:
             entry = tasks.get(f"grace:{seat_id}")
             if entry is None or entry[0].done():
-                self._start_task(code, f"grace:{seat_id}", partial(self._grace, code, seat_id))
+                # The deadline is fixed now: a run retried after an outage does not start it again.
+                grace = room.settings.grace_seconds
+                deadline = time.time() + (self.config.grace_seconds if grace is None else grace)
+                self._start_task(code, f"grace:{seat_id}", partial(self._grace, code, seat_id, deadline))
 
     def _bot_delay(self, room: Room) -> float:
         base = room.settings.bot_delay
@@ -685,14 +738,9 @@ class Hub:
                 with contextlib.suppress(RoomError):
                     await self.change(code, lambda r: r.act(seat, fallback, seq, time.time(), by="bot"))
 
-    async def _grace(self, code: str, seat_id: str) -> None:
-        room = await self.backend.get(code)
-        if room is None:
-            return
-        grace = room.settings.grace_seconds
-        if grace is None:
-            grace = self.config.grace_seconds
-        await asyncio.sleep(grace)
+    async def _grace(self, code: str, seat_id: str, deadline: float) -> None:
+        while (left := deadline - time.time()) > 0:
+            await asyncio.sleep(left)
 
         def away(r: Room) -> None:
             i = r.seat_index(seat_id)

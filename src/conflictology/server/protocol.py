@@ -15,7 +15,9 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 Name = Annotated[str, Meta(min_length=1, max_length=40)]
 Seconds = Annotated[float, Meta(ge=1.0, le=3600.0)]
-Delay = Annotated[float, Meta(ge=0.0, le=30.0)]
+# A room's bot delay has a floor: a room of bots with none would play as fast as the server can
+# (anyone may make such a room); the server's own --bot-delay (an operator's) may be 0.
+Delay = Annotated[float, Meta(ge=0.2, le=30.0)]
 Grace = Annotated[float, Meta(ge=0.0, le=3600.0)]
 Seat = Annotated[int, Meta(ge=0, le=63)]
 

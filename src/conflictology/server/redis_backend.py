@@ -110,6 +110,18 @@ _encoder = msgspec.json.Encoder()
 # What a Redis outage looks like to a client: refused or dropped connections, no answer in time,
 # a restarted Redis still loading its data.
 OUTAGE = (RedisConnectionError, RedisTimeoutError, BusyLoadingError, OSError)
+# Replies of a Redis that answers but will not write: a full disk (MISCONF), no memory left (OOM), a
+# replica after a failover (READONLY), no quorum of replicas, a master down or a cluster resharding.
+REFUSING = ("MISCONF", "OOM", "READONLY", "NOREPLICAS", "MASTERDOWN", "LOADING", "TRYAGAIN")
+
+
+def is_outage(exc: BaseException) -> bool:
+    return isinstance(exc, OUTAGE) or (isinstance(exc, ResponseError) and str(exc).startswith(REFUSING))
+
+
+def is_pool_exhausted(exc: BaseException) -> bool:
+    """Every connection of the pool busy: an overload of this process, not Redis gone."""
+    return isinstance(exc, RedisConnectionError) and str(exc).startswith("No connection available")
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
@@ -122,7 +134,11 @@ def answers_outage(method: F) -> F:
     async def wrapper(self: RedisBackend, *args: Any, **kwargs: Any) -> Any:
         try:
             result = await method(self, *args, **kwargs)
-        except OUTAGE as exc:
+        except Exception as exc:
+            if is_pool_exhausted(exc):
+                raise BackendUnavailable("the server is busy; try again in a moment") from None
+            if not is_outage(exc):
+                raise
             self._outage(exc)  # (what Redis said goes to the log, not to a stranger)
             raise BackendUnavailable() from None
         if self._down_since is not None:
@@ -489,6 +505,16 @@ class RedisBackend(RoomBackend):
         lock = self._locks.get(code)
         if lock is None:
             lock = self._locks[code] = asyncio.Lock()
+        try:
+            return await self._update_locked(code, change, lock)
+        except RoomError as exc:
+            if exc.code == "no_room" and code not in self._cache:
+                self._locks.pop(code, None)  # (a guessed code must not leave a lock behind)
+            raise
+
+    async def _update_locked(
+        self, code: str, change: Callable[[Room], T], lock: asyncio.Lock
+    ) -> tuple[Room, T]:
         async with lock:
             for attempt in range(200):
                 # First try on the cached room without asking Redis (the version check at the save
@@ -667,7 +693,7 @@ class RedisBackend(RoomBackend):
         old_game = base.game_id if base is not None else None
         if listed == was_listed and old_game == work.game_id:
             return
-        with contextlib.suppress(*OUTAGE):  # the change itself is saved: only the hint is late
+        with contextlib.suppress(*OUTAGE, ResponseError):  # the change is saved: only the hint is late
             async with self.redis.pipeline(transaction=False) as pipe:
                 if listed and not was_listed:
                     pipe.zadd(self._k_listed(), {work.code: work.created})
@@ -703,6 +729,8 @@ class RedisBackend(RoomBackend):
             room.version = int(v)
             if is_listed(room):
                 rooms.append(room)
+            else:
+                gone.append(code)  # made private or finished by a process that died before unlisting it
         if gone:
             await self.redis.zrem(self._k_listed(), *gone)
         return rooms
@@ -831,7 +859,7 @@ class RedisBackend(RoomBackend):
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                if isinstance(exc, OUTAGE):
+                if is_outage(exc):
                     self._outage(exc)  # one line per outage, not one per attempt
                 else:
                     log.exception("Redis subscription failed; resubscribing")
@@ -894,11 +922,11 @@ class RedisBackend(RoomBackend):
                         self._remote[code] = await self._read_presence(code)
                         seats_changed = True
                     room = await self._load(code, self._announced.pop(code, None))
-                except OUTAGE as exc:
-                    self._outage(exc)  # re-read when Redis answers again (_recovered)
-                    room = None
-                except Exception:
-                    log.exception("could not refresh room %s", code)
+                except Exception as exc:
+                    if is_outage(exc):
+                        self._outage(exc)  # re-read when Redis answers again (_recovered)
+                    else:
+                        log.exception("could not refresh room %s", code)
                     room = None
                 # Push only what the sockets have not had: a newer version, or who is connected.
                 if room is not None and (seats_changed or room.version > self._pushed.get(code, 0)):
@@ -949,10 +977,11 @@ class RedisBackend(RoomBackend):
                 await self.housekeeping()
             except asyncio.CancelledError:
                 raise
-            except OUTAGE as exc:
-                self._outage(exc)
-            except Exception:
-                log.exception("Redis housekeeping failed")
+            except Exception as exc:
+                if is_outage(exc):
+                    self._outage(exc)
+                else:
+                    log.exception("Redis housekeeping failed")
             await asyncio.sleep(self.heartbeat_seconds)
 
     async def housekeeping(self) -> list[str]:
@@ -968,6 +997,10 @@ class RedisBackend(RoomBackend):
                 self._dead.add(process)
                 if await self.redis.set(f"{self.prefix}reap:{process}", self.process, nx=True, px=30_000):
                     await self._reap(process)
+        # Rooms read over HTTP but not followed would go stale in the cache (another process may
+        # change or delete them): forgotten here, read again when asked.
+        for code in [c for c in self._cache if c not in self._following and c not in self._owned]:
+            del self._cache[code]
         codes = [_text(c) for c in await self.redis.smembers(f"{self.prefix}rooms")]
         if not codes:
             return []

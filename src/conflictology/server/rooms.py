@@ -597,10 +597,12 @@ class Room:
         return room
 
     def snapshot(self) -> dict[str, Any]:
+        # Containers are copied: a snapshot may be encoded on another thread while the room changes
+        # (a move appended to the live log must not land in an older snapshot).
         return {
             "code": self.code,
             "game": self.game_name,
-            "options": self.options,
+            "options": dict(self.options),
             "settings": msgspec.to_builtins(self.settings),
             "seats": [s.__dict__.copy() for s in self.seats],
             "host": self.host,
@@ -612,13 +614,13 @@ class Room:
             "game_id": self.game_id,
             "state": self.state.to_json() if self.state is not None else None,
             "initial": self.initial_json,
-            "actions": self.actions,
+            "actions": list(self.actions),
             "started": self.started,
             "finished": self.finished,
             "deadline": self.deadline,
             "deadline_kind": self.deadline_kind,
             "decision": {str(k): v for k, v in self.decision.items()},
-            "past_games": self.past_games,
+            "past_games": list(self.past_games),
         }
 
     @classmethod

@@ -161,15 +161,10 @@ class TokenBucket:
             return True
         return False
 
-    def has(self) -> bool:
-        """Whether one event would be allowed now (without spending it)."""
+    def refund(self) -> None:
+        """Give back one event taken that turned out not to count (a guess that found its room)."""
         self._fill()
-        return self.level >= 1.0
-
-    def spend(self) -> None:
-        """Count one event that has happened, even into debt (a miss found out after the answer)."""
-        self._fill()
-        self.level = max(self.level - 1.0, -self.burst)
+        self.level = min(self.burst, self.level + 1.0)
 
     def retry_after(self) -> int:
         """Whole seconds until one event is allowed again (for a Retry-After header)."""
@@ -207,19 +202,51 @@ class RateLimits:
     def take(self, key: str) -> bool:
         return not self.enabled or self.bucket(key).take()
 
-    def has(self, key: str) -> bool:
-        if not self.enabled:
-            return True
+    def refund(self, key: str) -> None:
         bucket = self._buckets.get(key)
-        return bucket is None or bucket.has()
-
-    def spend(self, key: str) -> None:
-        if self.enabled:
-            self.bucket(key).spend()
+        if bucket is not None:
+            bucket.refund()
 
     def retry_after(self, key: str) -> int:
         bucket = self._buckets.get(key)
         return 0 if bucket is None else bucket.retry_after()
+
+
+@functools.lru_cache(maxsize=65_536)
+def wide_key(key: str) -> str | None:
+    """The /48 an IPv6 /64 key belongs to (``2001:db8:1::/48``); None for anything else. Internet
+    providers give a home a /56 or a /48, so one household holds 256 to 65,536 /64s."""
+    if not key.endswith("/64"):
+        return None
+    return str(ipaddress.IPv6Network(key).supernet(new_prefix=48))
+
+
+class AddressLimits:
+    """A limit per client address, and for IPv6 a second one per /48 that allows ``wide`` times as
+    much: one household's many /64s cannot each have the whole budget."""
+
+    def __init__(self, rate: float, burst: float, wide: float = 16.0) -> None:
+        self.narrow = RateLimits(rate, burst)
+        self.wide = RateLimits(rate * wide, burst * wide)
+
+    def take(self, key: str) -> bool:
+        if not self.narrow.take(key):
+            return False
+        wider = wide_key(key)
+        if wider is not None and not self.wide.take(wider):
+            self.narrow.refund(key)
+            return False
+        return True
+
+    def refund(self, key: str) -> None:
+        self.narrow.refund(key)
+        wider = wide_key(key)
+        if wider is not None:
+            self.wide.refund(wider)
+
+    def retry_after(self, key: str) -> int:
+        wider = wide_key(key)
+        return max(self.narrow.retry_after(key), self.wide.retry_after(wider) if wider else 0)
 
 
 # Characters a name may not hold: controls, surrogates, private-use and unassigned code points, and
