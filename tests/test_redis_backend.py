@@ -805,3 +805,28 @@ def test_a_follower_reads_only_the_moves_it_has_not_seen(redis_url: str, prefix:
             await b.stop()
 
     asyncio.run(main())
+
+
+def test_per_address_budgets_are_shared_by_every_process(redis_url: str, prefix: str) -> None:
+    """Behind a balancer a client's requests reach every process: its guesses at room codes (and
+    the rooms it makes) come out of one budget kept in Redis, not one per process."""
+
+    async def main() -> None:
+        a, _ = await alone(redis_url, prefix)
+        b, _ = await alone(redis_url, prefix)
+        try:
+            on_a, on_b = a.budget("guess", 1 / 600, 4), b.budget("guess", 1 / 600, 4)
+            taken = [await (on_a if i % 2 else on_b).take("198.51.100.7") for i in range(6)]
+            assert taken[:4] == [None] * 4
+            assert taken[4] is not None and 1 <= taken[4] <= 600 and taken[5] is not None
+            await on_a.refund("198.51.100.7")  # a request that found its room gives its guess back
+            assert await on_b.take("198.51.100.7") is None
+            assert await on_a.take("198.51.100.8") is None  # another address has its own
+            # An IPv6 household's /64s share a wider budget (16 times one).
+            household = [await on_a.take(f"2001:db8:5:{n:x}::/64") for n in range(20) for _ in range(4)]
+            assert household.count(None) == 64
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(main())

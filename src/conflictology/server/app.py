@@ -29,7 +29,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from conflictology import bots, games
 from conflictology.server import protocol
-from conflictology.server.backend import BackendUnavailable, RoomBackend
+from conflictology.server.backend import BackendUnavailable, MemoryBackend, RoomBackend
 from conflictology.server.config import ServerConfig
 from conflictology.server.connections import ConnectionGuard, ConnectionLimits
 from conflictology.server.hub import Connection, Hub
@@ -45,7 +45,6 @@ from conflictology.server.rooms import (
     plausible_code,
 )
 from conflictology.server.security import (
-    AddressLimits,
     HostPolicy,
     OriginPolicy,
     RateLimits,
@@ -109,7 +108,13 @@ class GuardMiddleware:
     room codes; after: the security headers on every response, and a miss counted against its
     address."""
 
-    def __init__(self, app: ASGIApp, config: ServerConfig, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        config: ServerConfig,
+        metrics: Metrics | None = None,
+        backend: RoomBackend | None = None,
+    ) -> None:
         self.app = app
         self.config = config
         self.metrics = metrics
@@ -119,9 +124,13 @@ class GuardMiddleware:
         self.writes = RateLimits(config.http_rate_per_second if on else 0, config.http_rate_burst)
         self.reads = RateLimits(config.http_read_rate_per_second if on else 0, config.http_read_burst)
         guess_rate = 1 / config.room_guess_seconds if on and config.room_guess_seconds > 0 else 0
-        # Per address, and per IPv6 /48 (a household's many /64s): what the guessing odds rest on.
-        self.guesses = AddressLimits(guess_rate, config.room_guess_burst)
-        self.creations = AddressLimits(config.rooms_per_hour / 3600 if on else 0, config.rooms_burst)
+        # Per address, and per IPv6 /48 (a household's many /64s), shared by every process of a
+        # --redis deployment (else a client gets one budget per process): what the guessing odds
+        # rest on.
+        budgets = backend or MemoryBackend()
+        self.guesses = budgets.budget("guess", guess_rate, config.room_guess_burst)
+        creation_rate = config.rooms_per_hour / 3600 if on else 0
+        self.creations = budgets.budget("create", creation_rate, config.rooms_burst)
 
     async def _refuse(
         self,
@@ -179,36 +188,36 @@ class GuardMiddleware:
             message = "too many requests; slow down"
             await self._refuse(scope, receive, send, 429, "rate_limited", message, retry)
             return
-        if method == "POST" and path == "/api/rooms" and not self.creations.take(address):
-            retry = self.creations.retry_after(address)
+        wait = await self.creations.take(address) if method == "POST" and path == "/api/rooms" else None
+        if wait is not None:
             message = "this address has made many rooms lately; wait before making another"
-            await self._refuse(scope, receive, send, 429, "room_quota", message, retry)
+            await self._refuse(scope, receive, send, 429, "room_quota", message, wait)
             return
         # A request that names a room is a guess at its code: one is taken before it is answered
         # (so that many at once cannot outrun the budget) and given back unless the room did not
         # exist. Out of guesses, every room is out of reach for a while, so a blocked address learns
         # nothing more (and costs a dictionary lookup).
         guess = _names_room(path)
-        if guess and not self.guesses.take(address):
-            retry = self.guesses.retry_after(address)
+        wait = await self.guesses.take(address) if guess else None
+        if wait is not None:
             message = "too many requests for rooms that do not exist; wait before trying another code"
-            await self._refuse(scope, receive, send, 429, "too_many_misses", message, retry)
+            await self._refuse(scope, receive, send, 429, "too_many_misses", message, wait)
             return
         pending = [guess]
 
-        def answered(status: int) -> None:
+        async def answered(status: int) -> None:
             if pending[0]:
                 pending[0] = False
                 if status != 404:
-                    self.guesses.refund(address)
+                    await self.guesses.refund(address)
 
         if kind == "websocket":
 
             async def send_ws(message: Message) -> None:
                 if message["type"] == "websocket.http.response.start":
-                    answered(message["status"])
+                    await answered(message["status"])
                 elif message["type"] == "websocket.accept":
-                    answered(101)
+                    await answered(101)
                 await send(message)
 
             await self.app(scope, receive, send_ws)
@@ -227,7 +236,7 @@ class GuardMiddleware:
 
         async def send_counted(message: Message) -> None:
             if message["type"] == "http.response.start":
-                answered(message["status"])
+                await answered(message["status"])
             await secured(message)
 
         if method == "OPTIONS" and origin is not None:
@@ -796,7 +805,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.state.hub = hub
     app.state.config = config
     app.state.connections = connections
-    app.add_middleware(GuardMiddleware, config=config, metrics=metrics)
+    app.add_middleware(GuardMiddleware, config=config, metrics=metrics, backend=hub.backend)
     return app
 
 

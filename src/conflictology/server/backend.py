@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from conflictology.server.rooms import Room, RoomError, RoomStatus
+from conflictology.server.security import Budget
 
 T = TypeVar("T")
 
@@ -62,6 +63,11 @@ class RoomBackend(ABC):
     def count(self) -> int:
         """Rooms this process keeps (a shared backend: the rooms it owns), for the server's cap."""
         return 0
+
+    def budget(self, name: str, rate: float, burst: float) -> Budget:
+        """A per-address budget (guesses at room codes, rooms made): this process's own; a shared
+        backend shares it between processes, or a client would get one budget per process."""
+        return Budget(rate, burst)
 
     def available(self) -> bool:
         """Whether the backend answered its last request (``/healthz`` says degraded when not)."""

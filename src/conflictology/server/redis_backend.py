@@ -53,6 +53,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from conflictology.server.backend import BackendUnavailable, RoomBackend, is_listed
 from conflictology.server.rooms import Room, RoomError
+from conflictology.server.security import Budget, wide_key
 
 log = logging.getLogger("conflictology.server")
 
@@ -103,6 +104,43 @@ if (not cur and ARGV[2] == '') or cur == ARGV[2] then
   return 1
 end
 return 0
+"""
+
+# A token bucket per client address (and per IPv6 /48), shared by every process. KEYS: the address's
+# bucket, the wider one ('' for none). ARGV: rate per second, burst, the wider bucket's rate and
+# burst, 1 to take or -1 to give one back. Returns {1, 0} when taken, {0, seconds until one is back}.
+_BUDGET = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+local function level(key, rate, burst)
+  local b = redis.call('HMGET', key, 'l', 's')
+  local l = tonumber(b[1]) or burst
+  local s = tonumber(b[2]) or now
+  return math.min(burst, l + (now - s) * rate)
+end
+local function store(key, l, rate, burst)
+  redis.call('HSET', key, 'l', tostring(l), 's', tostring(now))
+  redis.call('PEXPIRE', key, math.ceil((burst - l) / rate * 1000) + 1000)
+end
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local wrate, wburst = tonumber(ARGV[3]), tonumber(ARGV[4])
+local a = level(KEYS[1], rate, burst)
+local w = nil
+if KEYS[2] ~= '' then w = level(KEYS[2], wrate, wburst) end
+if ARGV[5] == '-1' then
+  store(KEYS[1], math.min(burst, a + 1), rate, burst)
+  if w then store(KEYS[2], math.min(wburst, w + 1), wrate, wburst) end
+  return {1, 0}
+end
+if a < 1 or (w and w < 1) then
+  local wait = 0
+  if a < 1 then wait = (1 - a) / rate end
+  if w and w < 1 then wait = math.max(wait, (1 - w) / wrate) end
+  return {0, math.ceil(wait)}
+end
+store(KEYS[1], a - 1, rate, burst)
+if w then store(KEYS[2], w - 1, wrate, wburst) end
+return {1, 0}
 """
 
 _encoder = msgspec.json.Encoder()
@@ -751,6 +789,9 @@ class RedisBackend(RoomBackend):
     def count(self) -> int:
         return len(self._owned)
 
+    def budget(self, name: str, rate: float, burst: float) -> Budget:
+        return SharedBudget(self, name, rate, burst)
+
     def _outage(self, exc: BaseException) -> None:
         self._resync_needed = True
         if self._down_since is None:
@@ -1045,3 +1086,45 @@ class RedisBackend(RoomBackend):
             pipe.delete(self._k_procrooms(process), self._k_follows(process))
             pipe.srem(f"{self.prefix}procs", process)
             await pipe.execute()
+
+
+class SharedBudget(Budget):
+    """A per-address budget every process shares (in Redis): behind a balancer that spreads a
+    client's requests over N processes, the client still has one budget, not N. While Redis does
+    not answer, each process counts on its own."""
+
+    def __init__(
+        self, backend: RedisBackend, name: str, rate: float, burst: float, wide: float = 16.0
+    ) -> None:
+        super().__init__(rate, burst, wide)
+        self.backend = backend
+        self.name = name
+        self.args = [rate, burst, rate * wide, burst * wide]
+        self.script = backend.redis.register_script(_BUDGET)
+
+    def _keys(self, key: str) -> list[str]:
+        wider = wide_key(key)
+        prefix = f"{self.backend.prefix}budget:{self.name}:"
+        return [prefix + key, prefix + wider if wider else ""]
+
+    async def take(self, key: str) -> int | None:
+        if self.args[0] <= 0:
+            return None
+        try:
+            ok, wait = await self.script(keys=self._keys(key), args=[*self.args, 1])
+        except Exception as exc:
+            if not is_outage(exc) and not is_pool_exhausted(exc):
+                raise
+            return await super().take(key)
+        return None if int(ok) else max(1, int(wait))
+
+    async def refund(self, key: str) -> None:
+        if self.args[0] <= 0:
+            return
+        try:
+            await self.script(keys=self._keys(key), args=[*self.args, -1])
+        except Exception as exc:
+            if not is_outage(exc) and not is_pool_exhausted(exc):
+                raise
+            await super().refund(key)
+

@@ -249,6 +249,23 @@ class AddressLimits:
         return max(self.narrow.retry_after(key), self.wide.retry_after(wider) if wider else 0)
 
 
+class Budget:
+    """A per-address budget that server processes may share (``take`` and ``refund`` are awaited: a
+    shared one asks Redis). This one is the process's own."""
+
+    def __init__(self, rate: float, burst: float, wide: float = 16.0) -> None:
+        self.limits = AddressLimits(rate, burst, wide)
+
+    async def take(self, key: str) -> int | None:
+        """None when one is taken; else the seconds until one is back (for Retry-After)."""
+        if self.limits.take(key):
+            return None
+        return self.limits.retry_after(key)
+
+    async def refund(self, key: str) -> None:
+        self.limits.refund(key)
+
+
 # Characters a name may not hold: controls, surrogates, private-use and unassigned code points, and
 # format characters (bidirectional overrides and isolates, which turn "Ana" into "anA" and reorder
 # the text after it; zero-width spaces) — but the joiners that emoji sequences are made of.
