@@ -298,3 +298,13 @@ def test_one_address_may_watch_only_so_many_tables(tmp_path: Path, monkeypatch: 
         again = Player(srv, rooms[1].code, None, None)  # one freed
         for p in [*watching, host, again]:
             p.close()
+
+
+def test_listings_have_a_limit_of_their_own(tmp_path: Path) -> None:
+    """The room list and the recent games are polled by a lobby every few seconds: an address asking
+    for them hundreds of times a second is refused long before it costs the server anything."""
+    with thread_server(tmp_path, listing_rate_per_second=0.5, listing_burst=3) as srv, srv.http() as http:
+        statuses = [http.get("/api/rooms").status_code for _ in range(4)]
+        assert statuses == [200, 200, 200, 429]
+        assert http.get("/api/games").status_code == 429  # the same budget
+        assert http.get("/api/info").status_code == 200  # other reads are not affected

@@ -94,6 +94,9 @@ def _csp(host: str | None) -> bytes:
     return CSP.format(sockets=sockets).encode()
 
 
+# Listings: cached, but each answer is a page of JSON; nobody needs them often.
+_LISTINGS = ("/api/rooms", "/api/games")
+
 # Paths that name a room: a request for a room that does not exist is a guess at its code.
 _ROOM_PATHS = ("/api/rooms/", "/ws/")
 
@@ -123,6 +126,8 @@ class GuardMiddleware:
         on = config.address_limits
         self.writes = RateLimits(config.http_rate_per_second if on else 0, config.http_rate_burst)
         self.reads = RateLimits(config.http_read_rate_per_second if on else 0, config.http_read_burst)
+        # The room list and the recent games: a lobby polls them every few seconds at most.
+        self.listings = RateLimits(config.listing_rate_per_second if on else 0, config.listing_burst)
         guess_rate = 1 / config.room_guess_seconds if on and config.room_guess_seconds > 0 else 0
         # Per address, and per IPv6 /48 (a household's many /64s), shared by every process of a
         # --redis deployment (else a client gets one budget per process): what the guessing odds
@@ -183,6 +188,8 @@ class GuardMiddleware:
         path: str = scope.get("path", "")
         method = "GET" if kind == "websocket" else scope["method"]
         limits = self.reads if method in ("GET", "HEAD", "OPTIONS") else self.writes
+        if path in _LISTINGS and method == "GET":
+            limits = self.listings if self.reads.take(address) else self.reads
         if not limits.take(address):
             retry = limits.retry_after(address)
             message = "too many requests; slow down"

@@ -75,6 +75,9 @@ class ServerConfig:
     # one router loads it six times.
     http_read_rate_per_second: float = 50.0
     http_read_burst: float = 300.0
+    # Listings (GET /api/rooms, /api/games): a lobby polls them every few seconds.
+    listing_rate_per_second: float = 2.0
+    listing_burst: float = 20.0
     # Rooms one address may create: a burst for an evening of rematches in new rooms, then this many
     # an hour (a family behind one router, a club night).
     rooms_per_hour: float = 30.0
