@@ -640,12 +640,13 @@ class Api:
                 refusal = "this address watches as many tables as it may"
                 await _deny_websocket(scope, receive, send, 429, "too_many_spectators", refusal, 10)
                 return
-        await websocket.accept()
         client = websocket.scope.get("client") or ("?", 0)
         conn = Connection(websocket, code, seat_id, self.config, client_key(str(client[0])))
+        self.hub.admit(conn)  # counted now, before the handshake's answer lets others through
         try:
-            # Inside the try: an attach that fails half-way (Redis gone) must not leave the
-            # connection counted in the room for good.
+            # Inside the try: a handshake or an attach that fails half-way (Redis gone) must not
+            # leave the connection counted in the room for good.
+            await websocket.accept()
             if seat_id is not None:
                 self._make_room_for(conn)
             await self.hub.attach(conn)
@@ -669,7 +670,7 @@ class Api:
         """A seat's newest socket is admitted; past ``max_sockets_per_seat`` tabs the oldest is told
         why and closed (its client does not reconnect on ``replaced``)."""
         conns = self.hub.connections.get(conn.code, ())
-        mine = [c for c in conns if c.seat_id == conn.seat_id and not c.closed]
+        mine = [c for c in conns if c is not conn and c.seat_id == conn.seat_id and not c.closed]
         mine.sort(key=lambda c: c.opened)
         for old in mine[: max(0, len(mine) - self.config.max_sockets_per_seat + 1)]:
             old.send({"type": "replaced", "message": "this seat was opened in another tab"})
@@ -685,6 +686,12 @@ class Api:
             self._refuse(conn, "too_large", f"messages are limited to {self.config.max_message_bytes} bytes")
             return
         if not conn.bucket.take() or not self.messages.take(conn.address):
+            if conn.flooding():
+                # Far past its limit for a while: not a client that slowed down. Refusing each of
+                # its messages one by one would cost more than the messages; the socket goes.
+                self._refuse(conn, "flooding", "too many messages; this connection is closed")
+                conn.close()
+                return
             self._refuse(conn, "rate_limited", "too many messages; slow down")
             return
         try:

@@ -43,6 +43,9 @@ T = TypeVar("T")
 
 _encoder = msgspec.json.Encoder()
 
+# Messages refused for their rate within 10 s after which a socket is closed as flooding.
+FLOOD_REFUSALS = 200
+
 # How often SQLite's write-ahead log is copied into the database file (while there are writes).
 CHECKPOINT_SECONDS = 2.0
 
@@ -77,7 +80,19 @@ class Connection:
         self.closed = False
         self.max_queue = config.max_queue
         self.bucket = TokenBucket(config.ws_rate_per_second, config.ws_rate_burst)
+        # Messages refused for their rate in the current 10 s window (flooding() closes the socket).
+        self._refused = 0
+        self._window = time.monotonic()
         self.writer: asyncio.Task[None] | None = None
+
+    def flooding(self) -> bool:
+        """One more message refused for its rate; true once this socket has had FLOOD_REFUSALS of
+        them within 10 s (a client that slows down when told never gets near)."""
+        now = time.monotonic()
+        if now - self._window > 10.0:
+            self._window, self._refused = now, 0
+        self._refused += 1
+        return self._refused > FLOOD_REFUSALS
 
     def send(self, message: dict[str, Any]) -> None:
         self.send_text(_encoder.encode(message).decode())
@@ -150,6 +165,7 @@ class Hub:
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = random.Random()
         self._spectators: dict[str, int] = {}  # spectator sockets per client address
+        self._watching: set[str] = set()  # rooms whose changes this process follows for its sockets
         self.games_archived = 0  # games this process has archived (a cache of the recent ones reads it)
         # Bot decisions, in worker processes started with the first one that needs them.
         self.bot_pool = BotPool(
@@ -559,14 +575,22 @@ class Hub:
         """Spectator sockets open on this process from one client address."""
         return self._spectators.get(address, 0)
 
-    async def attach(self, conn: Connection) -> None:
+    def admit(self, conn: Connection) -> None:
+        """Count a socket in its room at once, before its handshake is answered: concurrent
+        handshakes then see it against the caps (attach does the rest)."""
         conns = self.connections.setdefault(conn.code, set())
-        first = not conns
+        if conn in conns:
+            return
         conns.add(conn)
         if conn.seat_id is None:
             self._spectators[conn.address] = self._spectators.get(conn.address, 0) + 1
+
+    async def attach(self, conn: Connection) -> None:
+        self.admit(conn)
+        conns = self.connections[conn.code]
         conn.writer = asyncio.create_task(conn.run_writer())
-        if first:
+        if conn.code not in self._watching:
+            self._watching.add(conn.code)
             await self.backend.watch(conn.code)
         room = await self.room(conn.code)
         idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
@@ -600,8 +624,10 @@ class Hub:
             if not conns:
                 del self.connections[conn.code]
                 self._texts.pop(conn.code, None)
-                with contextlib.suppress(BackendUnavailable):
-                    await self.backend.unwatch(conn.code)
+                if conn.code in self._watching:
+                    self._watching.discard(conn.code)
+                    with contextlib.suppress(BackendUnavailable):
+                        await self.backend.unwatch(conn.code)
         still_there = conns is not None and any(c.seat_id == conn.seat_id for c in conns)
         if conn.seat_id is not None and not still_there:
             with contextlib.suppress(BackendUnavailable):
