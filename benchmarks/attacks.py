@@ -1077,7 +1077,9 @@ async def attack_bots(ctx: Ctx) -> Row:
     # attack (the baseline), during it, and after a SIGTERM and a restart.
     victim = await ctx.table(bots=5, level="random")
     await start_table(pool, victim)
-    host = ctx.player(victim.code, victim.tokens[0], local=victim.homes[0])
+    # (A finished game is followed by a rematch: the room's moves are counted over several games.)
+    rematch = auto_rematch(pool, victim)
+    host = ctx.player(victim.code, victim.tokens[0], local=victim.homes[0], on_over=rematch)
     await asyncio.wait_for(host.got_state.wait(), 30)
     baseline = await _bot_moves(host, window)
     log(f"  bots: a room of 5 random bots made {baseline} moves in {window:g} s before the attack")

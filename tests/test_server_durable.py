@@ -37,6 +37,7 @@ class SlowStore(Store):
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
+        self.local = False  # its writes wait on purpose: in a thread, as a remote database's are
         self.hold = threading.Event()
         self.release = threading.Event()
         self.writing = threading.Event()

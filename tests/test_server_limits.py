@@ -4,6 +4,7 @@ names that cannot disguise themselves."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
@@ -302,3 +303,45 @@ def test_one_address_may_watch_only_so_many_tables(tmp_path: Path, monkeypatch: 
         again = Player(srv, rooms[1].code, None, None)  # one freed
         for p in [*watching, host, again]:
             p.close()
+
+
+def test_listings_have_a_limit_of_their_own(tmp_path: Path) -> None:
+    """The room list and the recent games are polled by a lobby every few seconds: an address asking
+    for them hundreds of times a second is refused long before it costs the server anything."""
+    with thread_server(tmp_path, listing_rate_per_second=0.5, listing_burst=3) as srv, srv.http() as http:
+        statuses = [http.get("/api/rooms").status_code for _ in range(4)]
+        assert statuses == [200, 200, 200, 429]
+        assert http.get("/api/games").status_code == 429  # the same budget
+        assert http.get("/api/info").status_code == 200  # other reads are not affected
+
+
+def test_a_socket_that_floods_far_past_its_limit_is_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client told to slow down that does not: past 200 refusals in 10 s its socket is closed
+    (answering each refused message costs more than the message)."""
+    register_toy(monkeypatch)
+    with thread_server(tmp_path, ws_rate_per_second=1, ws_rate_burst=5) as srv:
+        table = make_table(srv, "toy", humans=1)
+        flood = Player(srv, table.code, None, None)
+        flood.next()
+        with contextlib.suppress(Exception):  # (the server closes it half-way)
+            for _ in range(400):
+                flood.send({"type": "ping"})
+        codes = []
+        with pytest.raises(ConnectionError):
+            while True:
+                codes.append(flood.next(timeout=5).get("code"))
+        # (What was still in flight towards it may be lost when the connection goes; the server
+        # counts what it refused.)
+        assert "rate_limited" in codes
+        with srv.http() as http:
+            metrics = http.get("/metrics").text
+        assert 'conflictology_refused_messages_total{code="flooding"} 1.0' in metrics
+        assert 'conflictology_refused_messages_total{code="rate_limited"} 200.0' in metrics
+        # A player who slows down when told is never near it: a fresh socket works.
+        calm = Player(srv, table.code, table.host_token, 0)
+        calm.next()
+        calm.send({"type": "ping"})
+        assert calm.wait_for(lambda m: m["type"] == "pong")
+        calm.close()

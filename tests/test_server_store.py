@@ -179,6 +179,7 @@ def test_stopping_during_a_snapshot_write_keeps_the_newest_snapshot(tmp_path: Pa
     from conflictology.server.rooms import Room
 
     store = Store(f"sqlite:///{tmp_path / 'stop.sqlite3'}")
+    store.local = False  # its first write waits on purpose: in a thread, as a remote database's are
     hub = Hub(ServerConfig(snapshot_seconds=0.01), store)
     real_save = store.save_rooms
     release = threading.Event()

@@ -94,6 +94,9 @@ def _csp(host: str | None) -> bytes:
     return CSP.format(sockets=sockets).encode()
 
 
+# Listings: cached, but each answer is a page of JSON; nobody needs them often.
+_LISTINGS = ("/api/rooms", "/api/games")
+
 # Paths that name a room: a request for a room that does not exist is a guess at its code.
 _ROOM_PATHS = ("/api/rooms/", "/ws/")
 
@@ -123,6 +126,8 @@ class GuardMiddleware:
         on = config.address_limits
         self.writes = RateLimits(config.http_rate_per_second if on else 0, config.http_rate_burst)
         self.reads = RateLimits(config.http_read_rate_per_second if on else 0, config.http_read_burst)
+        # The room list and the recent games: a lobby polls them every few seconds at most.
+        self.listings = RateLimits(config.listing_rate_per_second if on else 0, config.listing_burst)
         guess_rate = 1 / config.room_guess_seconds if on and config.room_guess_seconds > 0 else 0
         # Per address, and per IPv6 /48 (a household's many /64s), shared by every process of a
         # --redis deployment (else a client gets one budget per process): what the guessing odds
@@ -183,6 +188,8 @@ class GuardMiddleware:
         path: str = scope.get("path", "")
         method = "GET" if kind == "websocket" else scope["method"]
         limits = self.reads if method in ("GET", "HEAD", "OPTIONS") else self.writes
+        if path in _LISTINGS and method == "GET":
+            limits = self.listings if self.reads.take(address) else self.reads
         if not limits.take(address):
             retry = limits.retry_after(address)
             message = "too many requests; slow down"
@@ -635,12 +642,13 @@ class Api:
                 refusal = "this address watches as many tables as it may"
                 await _deny_websocket(scope, receive, send, 429, "too_many_spectators", refusal, 10)
                 return
-        await websocket.accept()
         client = websocket.scope.get("client") or ("?", 0)
         conn = Connection(websocket, code, seat_id, self.config, client_key(str(client[0])))
+        self.hub.admit(conn)  # counted now, before the handshake's answer lets others through
         try:
-            # Inside the try: an attach that fails half-way (Redis gone) must not leave the
-            # connection counted in the room for good.
+            # Inside the try: a handshake or an attach that fails half-way (Redis gone) must not
+            # leave the connection counted in the room for good.
+            await websocket.accept()
             if seat_id is not None:
                 self._make_room_for(conn)
             await self.hub.attach(conn)
@@ -664,7 +672,7 @@ class Api:
         """A seat's newest socket is admitted; past ``max_sockets_per_seat`` tabs the oldest is told
         why and closed (its client does not reconnect on ``replaced``)."""
         conns = self.hub.connections.get(conn.code, ())
-        mine = [c for c in conns if c.seat_id == conn.seat_id and not c.closed]
+        mine = [c for c in conns if c is not conn and c.seat_id == conn.seat_id and not c.closed]
         mine.sort(key=lambda c: c.opened)
         for old in mine[: max(0, len(mine) - self.config.max_sockets_per_seat + 1)]:
             old.send({"type": "replaced", "message": "this seat was opened in another tab"})
@@ -680,6 +688,12 @@ class Api:
             self._refuse(conn, "too_large", f"messages are limited to {self.config.max_message_bytes} bytes")
             return
         if not conn.bucket.take() or not self.messages.take(conn.address):
+            if conn.flooding():
+                # Far past its limit for a while: not a client that slowed down. Refusing each of
+                # its messages one by one would cost more than the messages; the socket goes.
+                self._refuse(conn, "flooding", "too many messages; this connection is closed")
+                conn.close()
+                return
             self._refuse(conn, "rate_limited", "too many messages; slow down")
             return
         try:
