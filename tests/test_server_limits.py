@@ -184,9 +184,11 @@ def test_a_dns_rebinding_request_is_refused_by_its_host(
                 assert http.get("/api/info", headers={"Host": host}).status_code == 200, host
         assert raw_handshake(srv.url, "/ws/ABCDEF", "evil.example").startswith(b"HTTP/1.1 400")
         assert raw_handshake(srv.url, "/ws/ABCDEF", "localhost").startswith(b"HTTP/1.1 404")
-    with thread_server(tmp_path, allowed_hosts=["play.example", "127.0.0.1"]) as srv, srv.http() as http:
+    with thread_server(tmp_path, allowed_hosts=["play.example"]) as srv, srv.http() as http:
         assert http.get("/api/info", headers={"Host": "play.example"}).status_code == 200
-        assert http.get("/api/info", headers={"Host": "localhost"}).status_code == 400
+        assert http.get("/api/info", headers={"Host": "other.example"}).status_code == 400
+        # (What a health check or a browser on the machine itself sends stays answered.)
+        assert http.get("/healthz", headers={"Host": "localhost:8000"}).status_code == 200
 
 
 def test_names_are_cleaned_and_told_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -232,9 +234,11 @@ def test_host_policy_defaults_and_lists() -> None:
     ours = ("localhost:8000", "a.localhost", "10.0.0.5", "[fe80::1]:80", "mybox", "mybox.local:8000")
     assert all(default.allowed(h) for h in ours)
     assert not any(default.allowed(h) for h in ("evil.example", "localhost.evil.example", "10.0.0.5.nip.io"))
-    named = HostPolicy(["play.example", "*.games.example"])
+    named = HostPolicy(["play.example", "*.games.example"], own_names=["mybox"])
     assert named.allowed("play.example:443") and named.allowed("eu.games.example")
-    assert not named.allowed("127.0.0.1") and not named.allowed("games.example.evil")
+    assert not named.allowed("games.example.evil") and not named.allowed("mybox")
+    # An address literal or localhost is never another site's page: always answered.
+    assert named.allowed("127.0.0.1") and named.allowed("localhost")
     assert HostPolicy(["*"]).allowed("anything")
 
 

@@ -416,6 +416,8 @@ class Api:
                 "settings": msgspec.to_builtins(RoomSettings()),
                 "bot_delay": self.config.bot_delay,
                 "grace_seconds": self.config.grace_seconds,
+                # Where players open the game (share links, QR codes); null: the page's own origin.
+                "public_url": self.config.public_url,
             }
         )
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -67,6 +68,87 @@ def _check_redis(url: str) -> None:
 GC_THRESHOLDS = (20_000, 20, 100)
 
 
+ENV_PREFIX = "CONFLICTOLOGY_"
+ENV_EPILOG = (
+    "Every flag can also come from the environment: --db from CONFLICTOLOGY_DB, --allow-origin from "
+    "CONFLICTOLOGY_ALLOW_ORIGIN (comma-separated), --ws-compression from CONFLICTOLOGY_WS_COMPRESSION "
+    "(true/false), and so on; a flag given wins over its variable. PORT (what a PaaS sets) is the port "
+    "when neither --port nor CONFLICTOLOGY_PORT is given."
+)
+
+
+def env_name(flag: str) -> str:
+    """The environment variable a flag can come from: ``--allow-origin`` → ``CONFLICTOLOGY_ALLOW_ORIGIN``
+    (a switch ``--x/--no-x`` by its first name)."""
+    return ENV_PREFIX + flag.split("/")[0].lstrip("-").upper().replace("-", "_")
+
+
+def _comma_separated(values: list[str] | None) -> list[str] | None:
+    # A list flag may be repeated or comma-separated (an environment variable holds one string).
+    if values is None:
+        return None
+    return [item.strip() for value in values for item in value.split(",") if item.strip()]
+
+
+def option(flag: str, help: str, **kwargs: Any) -> Any:
+    """A ``serve`` flag that may also come from its environment variable (shown in ``--help``)."""
+    return typer.Option(flag, help=help, envvar=env_name(flag), show_envvar=True, **kwargs)
+
+
+def _port_from_environment() -> int:
+    raw = os.environ.get("PORT", "").strip()
+    if not raw:
+        return 8000
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        typer.echo(f"error: PORT={raw!r} is not a port number", err=True)
+        raise typer.Exit(2)
+    return int(raw)
+
+
+def check_configuration(config: Any) -> int:
+    """``serve --check``: the configuration in effect (passwords masked), and whether the database
+    and Redis answer. Returns the exit status: 0 when everything answers."""
+    from dataclasses import fields
+
+    from conflictology.server.config import SECRET_FIELDS
+
+    for f in fields(config):
+        value = getattr(config, f.name)
+        if f.name == "web_dir":
+            continue
+        if isinstance(value, str) and f.name in SECRET_FIELDS:
+            value = _safe_url(value)
+        typer.echo(f"{f.name:28} {value}")
+    status = 0
+    url = config.resolved_db_url()
+    try:
+        from sqlalchemy import text
+
+        from conflictology.server.store import Store
+
+        store = Store(url)
+        with store.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+        store.close()
+        typer.echo(f"database: answers ({_safe_url(url)})")
+    except Exception as exc:
+        typer.echo(f"database: does not answer ({_safe_url(url)}): {exc}", err=True)
+        status = 1
+    if config.redis_url:
+        import redis as redis_sync
+
+        try:
+            client = redis_sync.Redis.from_url(config.redis_url, socket_connect_timeout=3, socket_timeout=3)
+            client.ping()
+            client.close()
+            typer.echo(f"redis: answers ({_safe_url(config.redis_url)})")
+        except (redis_sync.RedisError, ValueError) as exc:
+            typer.echo(f"redis: does not answer ({_safe_url(config.redis_url)}): {exc}", err=True)
+            status = 1
+    else:
+        typer.echo("redis: not used (rooms in this process's memory)")
+    return status
+
 
 def tune_gc() -> None:
     import gc
@@ -79,132 +161,162 @@ def register(app: typer.Typer) -> None:
 
     register_loadtest(app)
 
-    @app.command()
+    @app.command(epilog=ENV_EPILOG)
     def serve(
-        host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
-        port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
-        db: Annotated[
+        host: Annotated[
+            str, option("--host", "address to listen on (0.0.0.0: every interface)")
+        ] = "127.0.0.1",
+        port: Annotated[
+            int | None, option("--port", "port to listen on (default: $PORT when set, else 8000)")
+        ] = None,
+        public_url: Annotated[
             str | None,
-            typer.Option("--db", help="SQLAlchemy URL (default: a SQLite file in the user data directory)"),
+            option(
+                "--public-url",
+                "the address players open, e.g. https://play.example: the host answered, the origin "
+                "admitted, and what share links and QR codes show",
+            ),
+        ] = None,
+        db: Annotated[
+            str | None, option("--db", "SQLAlchemy URL (default: a SQLite file in the user data directory)")
         ] = None,
         redis: Annotated[
-            str | None,
-            typer.Option("--redis", help="Redis URL: rooms shared by several processes (docs/scaling.md)"),
+            str | None, option("--redis", "Redis URL: rooms shared by several processes (docs/scaling.md)")
         ] = None,
-        redis_prefix: Annotated[str, typer.Option("--redis-prefix", help="key prefix in Redis")] = "cfy:",
+        redis_prefix: Annotated[str, option("--redis-prefix", "key prefix in Redis")] = "cfy:",
         redis_lease: Annotated[
-            float,
-            typer.Option(
-                "--redis-lease", help="seconds without a heartbeat before a process is taken for dead"
-            ),
+            float, option("--redis-lease", "seconds without a heartbeat before a process is taken for dead")
         ] = 5.0,
+        proxy_headers: Annotated[
+            bool,
+            option(
+                "--proxy-headers/--no-proxy-headers",
+                "take the client's address and scheme from X-Forwarded-For/-Proto, from the "
+                "addresses of --forwarded-allow-ips only",
+            ),
+        ] = False,
+        forwarded_allow_ips: Annotated[
+            list[str] | None,
+            option(
+                "--forwarded-allow-ips",
+                "proxies trusted with X-Forwarded-* (addresses or networks, repeatable or "
+                "comma-separated; '*' trusts any: only behind a firewall; default 127.0.0.1, ::1)",
+            ),
+        ] = None,
         http_rate: Annotated[
-            float,
-            typer.Option("--http-rate", help="POST/PATCH requests a second per client address (0: no limit)"),
+            float, option("--http-rate", "POST/PATCH requests a second per client address (0: no limit)")
         ] = 20.0,
-        bot_delay: Annotated[
-            float, typer.Option("--bot-delay", help="seconds a bot waits before acting")
-        ] = 1.0,
+        bot_delay: Annotated[float, option("--bot-delay", "seconds a bot waits before acting")] = 1.0,
         bot_workers: Annotated[
             int | None,
-            typer.Option(
+            option(
                 "--bot-workers",
+                "bot worker processes: the most bot decisions at once (default: CPUs less one)",
                 min=1,
-                help="bot worker processes: the most bot decisions at once (default: CPUs less one)",
             ),
         ] = None,
         bot_time_cap: Annotated[
             float,
-            typer.Option(
+            option(
                 "--bot-time-cap",
+                "seconds one bot decision may take before its worker is killed (the seat times out)",
                 min=0.1,
-                help="seconds one bot decision may take before its worker is killed (the seat times out)",
             ),
         ] = 2.0,
         bot_queue_wait: Annotated[
             float,
-            typer.Option(
+            option(
                 "--bot-queue-wait",
+                "seconds a search may wait for a free worker before the default level plays instead",
                 min=0.0,
-                help="seconds a search may wait for a free worker before the default level plays instead",
             ),
         ] = 1.0,
         allow_origin: Annotated[
             list[str] | None,
-            typer.Option("--allow-origin", help="another browser origin to admit (repeatable)"),
+            option("--allow-origin", "another browser origin to admit (repeatable or comma-separated)"),
         ] = None,
         grace: Annotated[
-            float, typer.Option("--grace", help="seconds before a bot plays for a disconnected player")
+            float, option("--grace", "seconds before a bot plays for a disconnected player")
         ] = 30.0,
-        log_level: Annotated[str, typer.Option("--log-level")] = "info",
+        log_level: Annotated[str, option("--log-level", "debug, info, warning or error")] = "info",
         ws_compression: Annotated[
             bool,
-            typer.Option(
+            option(
                 "--ws-compression/--no-ws-compression",
-                help="permessage-deflate on WebSockets (saves bandwidth, costs CPU; benchmarks/server.md)",
+                "permessage-deflate on WebSockets (saves bandwidth, costs CPU; benchmarks/server.md)",
             ),
         ] = True,
         ws_impl: Annotated[
-            str, typer.Option("--ws", help="uvicorn WebSocket implementation (auto, websockets, ...)")
+            str, option("--ws", "uvicorn WebSocket implementation (auto, websockets, ...)")
         ] = "auto",
         allowed_host: Annotated[
             list[str] | None,
-            typer.Option(
+            option(
                 "--allowed-host",
-                help="a host name this server answers (repeatable; '*.example' or '*'); "
-                "none: localhost, IP addresses and this machine's names",
+                "a host name this server answers (repeatable or comma-separated; '*.example' or '*'); "
+                "none: localhost, IP addresses and this machine's names (and --public-url's host)",
             ),
         ] = None,
         address_limits: Annotated[
             bool,
-            typer.Option(
+            option(
                 "--address-limits/--no-address-limits",
-                help="per-address limits on requests, messages, rooms made and wrong room codes "
+                "per-address limits on requests, messages, rooms made and wrong room codes "
                 "(off only for a load test from one machine)",
             ),
         ] = True,
         rooms_per_hour: Annotated[
-            float, typer.Option("--rooms-per-hour", help="rooms an address may create an hour, after a burst")
+            float, option("--rooms-per-hour", "rooms an address may create an hour, after a burst")
         ] = 30.0,
-        max_rooms: Annotated[
-            int, typer.Option("--max-rooms", help="live rooms this process keeps at most")
-        ] = 20_000,
-        max_spectators: Annotated[
-            int, typer.Option("--max-spectators", help="spectator sockets one room admits")
-        ] = 50,
+        max_rooms: Annotated[int, option("--max-rooms", "live rooms this process keeps at most")] = 20_000,
+        max_spectators: Annotated[int, option("--max-spectators", "spectator sockets one room admits")] = 50,
         # Connection limits (server/connections.py, docs/scaling.md); defaults as in ServerConfig.
         header_timeout: Annotated[
-            float, typer.Option("--header-timeout", help="seconds for a request's line and headers to arrive")
+            float, option("--header-timeout", "seconds for a request's line and headers to arrive")
         ] = 10.0,
         body_timeout: Annotated[
-            float, typer.Option("--body-timeout", help="seconds for a request's body to arrive")
+            float, option("--body-timeout", "seconds for a request's body to arrive")
         ] = 10.0,
         send_timeout: Annotated[
-            float, typer.Option("--send-timeout", help="seconds a client may leave a response unread")
+            float, option("--send-timeout", "seconds a client may leave a response unread")
         ] = 30.0,
         max_connections: Annotated[
-            int, typer.Option("--max-connections", help="open connections in all (0: by the open-file limit)")
+            int, option("--max-connections", "open connections in all (0: by the open-file limit)")
         ] = 0,
         max_per_address: Annotated[
-            int,
-            typer.Option(
-                "--max-connections-per-address", help="open connections per client address (0: no cap)"
-            ),
+            int, option("--max-connections-per-address", "open connections per client address (0: no cap)")
         ] = 128,
         cap_exempt: Annotated[
             list[str] | None,
-            typer.Option("--cap-exempt", help="an address or network not held to the per-address cap"),
+            option("--cap-exempt", "an address or network not held to the per-address cap (repeatable)"),
         ] = None,
+        check: Annotated[
+            bool,
+            typer.Option(
+                "--check",
+                help="print the configuration in effect and whether the database and Redis answer, then exit",
+            ),
+        ] = False,
     ) -> None:
         """Run the multiplayer server (HTTP API, WebSocket, web client)."""
         import uvicorn
 
         from conflictology.server.app import create_app
-        from conflictology.server.config import ServerConfig
+        from conflictology.server.config import ServerConfig, public_origin
         from conflictology.server.connections import describe, raise_open_file_limit, uvicorn_options
 
-        if redis is not None:
-            _check_redis(redis)
+        if port is None:
+            port = _port_from_environment()
+        origins, hosts = _comma_separated(allow_origin) or [], _comma_separated(allowed_host) or []
+        if public_url is not None:
+            try:
+                origin, public_host = public_origin(public_url)
+            except ValueError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(2) from exc
+            origins.append(origin)
+            hosts.append(public_host)
+        proxies = _comma_separated(forwarded_allow_ips) or ["127.0.0.1", "::1"]
         config = ServerConfig(
             redis_url=redis,
             redis_prefix=redis_prefix,
@@ -212,14 +324,15 @@ def register(app: typer.Typer) -> None:
             http_rate_per_second=http_rate,
             host=host,
             port=port,
+            public_url=public_url.rstrip("/") if public_url else None,
             db_url=db,
             bot_delay=bot_delay,
             bot_workers=bot_workers,
             bot_time_cap=bot_time_cap,
             bot_queue_wait=bot_queue_wait,
-            allow_origins=list(allow_origin or []),
+            allow_origins=origins,
             grace_seconds=grace,
-            allowed_hosts=list(allowed_host or []),
+            allowed_hosts=hosts,
             address_limits=address_limits,
             rooms_per_hour=rooms_per_hour,
             max_rooms=max_rooms,
@@ -229,8 +342,14 @@ def register(app: typer.Typer) -> None:
             send_timeout=send_timeout,
             max_connections=max_connections,
             max_connections_per_address=max_per_address,
-            connection_cap_exempt=list(cap_exempt or []),
+            connection_cap_exempt=_comma_separated(cap_exempt) or [],
+            proxy_headers=proxy_headers,
+            forwarded_allow_ips=proxies,
         )
+        if check:
+            raise typer.Exit(check_configuration(config))
+        if redis is not None:
+            _check_redis(redis)
         for name in ("uvicorn.access", "uvicorn.error"):
             logging.getLogger(name).addFilter(RedactTokens())
         log_to_stderr(log_level)

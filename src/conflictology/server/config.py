@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import platformdirs
 
@@ -17,10 +18,32 @@ def default_db_url() -> str:
     return f"sqlite:///{directory / 'conflictology.sqlite3'}"
 
 
+# Fields whose values may hold a password (printed masked by ``serve --check``).
+SECRET_FIELDS = frozenset({"db_url", "redis_url"})
+
+
+def public_origin(url: str) -> tuple[str, str]:
+    """``https://play.example/`` → its origin (``https://play.example``) and host name
+    (``play.example``); anything but an http(s) origin is a ``ValueError``."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"the public URL must be an http:// or https:// address, not {url!r}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError(f"the public URL must be an origin (no path or query), not {url!r}")
+    return f"{parts.scheme}://{parts.netloc}".lower(), parts.hostname.lower()
+
+
 @dataclass
 class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8000
+    # The address players open (https://play.example): the host answered, the origin admitted, what
+    # share links and QR codes show (GET /api/info). None: wherever the page was loaded from.
+    public_url: str | None = None
+    # Behind a reverse proxy: the client's address and scheme from X-Forwarded-For/-Proto, believed
+    # only from these addresses or networks ("*": from anyone, for a proxy no one else can reach).
+    proxy_headers: bool = False
+    forwarded_allow_ips: list[str] = field(default_factory=lambda: ["127.0.0.1", "::1"])
     # Any SQLAlchemy URL; None means the SQLite file of default_db_url().
     db_url: str | None = None
     # Rooms in Redis, shared by several processes (None: in this process's memory).

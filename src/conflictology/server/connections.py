@@ -123,14 +123,23 @@ class ConnectionLimits:
 
     @classmethod
     def from_config(cls, config: ServerConfig) -> ConnectionLimits:
+        exempt = list(config.connection_cap_exempt)
+        per_address = config.max_connections_per_address if config.address_limits else 0
+        if config.proxy_headers:
+            # Every client arrives through a trusted proxy: the proxy's own connections are not one
+            # client's (the proxy limits each client's connections; deploy/nginx.conf does).
+            if "*" in config.forwarded_allow_ips:
+                per_address = 0
+            else:
+                exempt += config.forwarded_allow_ips
         return cls(
             header_timeout=config.header_timeout,
             body_timeout=config.body_timeout,
             send_timeout=config.send_timeout,
             max_connections=config.max_connections or default_max_connections(),
-            # --no-address-limits (a load test from one machine) lifts this per-address cap too.
-            max_per_address=config.max_connections_per_address if config.address_limits else 0,
-            exempt=tuple(ipaddress.ip_network(n, strict=False) for n in config.connection_cap_exempt),
+            # (--no-address-limits, a load test from one machine, lifts this per-address cap too.)
+            max_per_address=per_address,
+            exempt=tuple(ipaddress.ip_network(n, strict=False) for n in exempt),
         )
 
 
@@ -762,7 +771,10 @@ def uvicorn_options(
         "ws_ping_interval": config.ws_ping_interval,
         "ws_ping_timeout": config.ws_ping_timeout,
         "timeout_graceful_shutdown": config.shutdown_seconds,
-        "proxy_headers": False,
+        # Behind a proxy, uvicorn takes the client's address from X-Forwarded-For, believed only from
+        # the trusted proxies (before any of this app's limits count it).
+        "proxy_headers": config.proxy_headers,
+        "forwarded_allow_ips": ",".join(config.forwarded_allow_ips),
     }
 
 

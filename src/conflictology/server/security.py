@@ -72,10 +72,11 @@ class HostPolicy:
     """Which Host headers the server answers (the defence against DNS rebinding: a page of
     ``evil.example`` whose name is made to resolve to this server sends ``Host: evil.example``).
 
-    ``allowed`` names hosts (``play.example``), ``*.example`` suffixes or ``*`` (anything). With
-    none given, the server answers ``localhost`` names, any IP address literal (an attacker
-    cannot point those at another server's pages) and this machine's own host names — what a laptop
-    or a LAN game reaches it by; a public server names its host (``--allowed-host`` / its public URL).
+    ``localhost`` names and IP address literals are always answered: a browser sends them only for a
+    page loaded from that very address, never for another site's page, and they are what health
+    checks, a laptop and a LAN game use. Other names must be listed in ``allowed`` (``play.example``,
+    ``*.example`` for a suffix, ``*`` for any); with none listed, this machine's own host names are
+    (``name``, ``name.local``). ``--public-url`` adds its host to the list.
     """
 
     def __init__(self, allowed: Iterable[str] = (), own_names: Iterable[str] = ()) -> None:
@@ -83,8 +84,8 @@ class HostPolicy:
         self.any = "*" in names
         self.exact = {n for n in names if not n.startswith("*.")}
         self.suffixes = tuple(n[1:] for n in names if n.startswith("*."))
-        self.defaults = not names
-        self.own = {n.lower().rstrip(".") for n in own_names if n}
+        if not names:
+            self.exact = {n.lower().rstrip(".") for n in own_names if n}
 
     @staticmethod
     def name_of(host: str) -> str:
@@ -102,9 +103,7 @@ class HostPolicy:
         name = self.name_of(host).rstrip(".")
         if name in self.exact or (self.suffixes and name.endswith(self.suffixes)):
             return True
-        if not self.defaults:
-            return False
-        if name == "localhost" or name.endswith(".localhost") or name in self.own:
+        if name == "localhost" or name.endswith(".localhost"):
             return True
         try:
             ipaddress.ip_address(name.strip("[]"))

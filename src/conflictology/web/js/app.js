@@ -17,6 +17,7 @@ const NAME_KEY = 'conflictology:name';
 const S = {
   api: null,
   base: '',
+  publicUrl: null,      // serve --public-url, when set (GET /api/info)
   screen: 'home',        // home | join | lobby | table | gone
   code: null,
   token: null,
@@ -604,7 +605,7 @@ function lobbyScreen() {
   const host = isHost();
   const spec = GAMES[room.game] || { min: 2, max: 6 };
   const count = room.seats.length;
-  const link = joinLink(S.base, S.code);
+  const link = joinLink(S.publicUrl || S.base, S.code);
   const share = h('section', { class: 'panel share', 'aria-labelledby': 'share-h' },
     h('h2', { id: 'share-h' }, t('lobby.invite')),
     h('p', { class: 'code-big', 'aria-label': t('lobby.codeIs', { code: S.code.split('').join(' ') }) }, S.code),
@@ -777,6 +778,11 @@ async function boot() {
   }
   S.base = await serverBase();
   S.api = new Api(S.base);
+  // A server behind a proxy may be reached here by another address than the one players open
+  // (serve --public-url): share links and QR codes show that one.
+  S.api.request('GET', '/api/info').then((info) => {
+    if (info && info.public_url) { S.publicUrl = info.public_url; render(); }
+  }).catch(() => {});
   setInterval(tick, 250);
   window.addEventListener('online', () => S.conn && S.conn.nudge());
   document.addEventListener('visibilitychange', () => { if (!document.hidden && S.conn) S.conn.nudge(); });
