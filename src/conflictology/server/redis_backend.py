@@ -699,15 +699,8 @@ class RedisBackend(RoomBackend):
     async def summaries(self) -> list[Room]:
         # One round trip for all the rooms (after the one for their codes), without their logs (a
         # listing does not show them), and not cached: a room not followed would go stale there.
-        codes = await self.codes()
-        if not codes:
-            return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for code in codes:
-                pipe.hmget(self._k_room(code), ["v", "data"])
-            stored = await pipe.execute()
         rooms = []
-        for code, (v, data) in zip(codes, stored, strict=True):
+        for code, v, data in await self._versions_and_data(await self.codes()):
             if v is None or data is None:
                 continue  # deleted meanwhile
             cached = self._cache.get(code)
@@ -721,6 +714,16 @@ class RedisBackend(RoomBackend):
             room.version = int(v)
             rooms.append(room)
         return rooms
+
+    async def _versions_and_data(self, codes: list[str]) -> list[tuple[str, Any, Any]]:
+        """Each room's stored version and snapshot (without its log), in one round trip."""
+        if not codes:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for code in codes:
+                pipe.hmget(self._k_room(code), ["v", "data"])
+            stored = await pipe.execute()
+        return [(code, v, data) for code, (v, data) in zip(codes, stored, strict=True)]
 
     async def _reindex(self, base: Room | None, work: Room) -> None:
         """Keep the listing's index (a sorted set by creation time) and the games' index (game id →
@@ -749,15 +752,8 @@ class RedisBackend(RoomBackend):
         # The newest listed codes, then their rooms in one round trip, without the game's state or
         # log (a listing shows neither): a cost bounded by ``limit``, however many rooms exist.
         newest: list[Any] = await self.redis.zrevrange(self._k_listed(), 0, max(limit, 1) - 1)
-        codes = [_text(c) for c in newest]
-        if not codes:
-            return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for code in codes:
-                pipe.hmget(self._k_room(code), ["v", "data"])
-            stored = await pipe.execute()
         rooms, gone = [], []
-        for code, (v, data) in zip(codes, stored, strict=True):
+        for code, v, data in await self._versions_and_data([_text(c) for c in newest]):
             if v is None or data is None:
                 gone.append(code)
                 continue
