@@ -13,3 +13,9 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     from browser_helpers import launch_args  # (imported here: game tests need no browser libraries)
 
     return launch_args(browser_type_launch_args)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests last: Playwright's sync API keeps its event loop running in the main thread for
+    the rest of the session once started, and every later ``asyncio.run`` would refuse to start."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
