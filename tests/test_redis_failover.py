@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from redis_helpers import clear_prefix, new_prefix, redis_server
-from server_helpers import Player, ServerProcess, check_no_leaks, make_table, play_randomly, start
+from server_helpers import Player, ServerProcess, auth, check_no_leaks, make_table, play_randomly, start
 
 pytestmark = pytest.mark.redis
 
@@ -84,7 +84,7 @@ def test_kill_one_of_two_processes_mid_game(redis_url: str, tmp_path: Path) -> N
         # The game goes on (the bot is now B's, after A's lease expires) to its end.
         play_randomly([*resumed, players[2]], seed=6, timeout=120)
         time.sleep(0.3)
-        record = httpx.get(f"{b.url}/api/games/{before['game_id']}").json()
+        record = httpx.get(f"{b.url}/api/games/{before['game_id']}", headers=auth(table.host_token)).json()
         assert record["status"] == "over"
         consecutive_seqs(record)
         assert "bot" in {x["by"] for x in record["actions"]}

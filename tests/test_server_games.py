@@ -17,6 +17,7 @@ from conflictology import bots, games
 from server_helpers import (
     Player,
     Server,
+    auth,
     check_no_leaks,
     make_table,
     play_randomly,
@@ -33,11 +34,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield srv
 
 
-def finished_record(server: Server, code: str) -> dict[str, Any]:
+def finished_record(server: Server, code: str, token: str) -> dict[str, Any]:
     with server.http() as http:
         for _ in range(50):
             info = http.get(f"/api/rooms/{code}").json()
-            record = http.get(f"/api/games/{info['game_id']}").json()
+            record = http.get(f"/api/games/{info['game_id']}", headers=auth(token)).json()
             if record["status"] == "over":
                 return dict(record)
             time.sleep(0.1)
@@ -74,7 +75,7 @@ def play_table(server: Server, game: str, humans: int, bots: int, level: str, se
     assert live["view"]["you"] is None
     play_randomly(players, seed=seed, timeout=180)
     spectator.wait_for(lambda m: m["type"] == "state" and "winners" in m, timeout=30)
-    record = finished_record(server, table.code)
+    record = finished_record(server, table.code, table.host_token)
     received = [(p.seat, p.messages) for p in players] + [(None, spectator.messages)]
     checked = check_no_leaks(record, received)
     assert checked > len(record["actions"])

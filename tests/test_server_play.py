@@ -31,10 +31,10 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
         yield srv
 
 
-def game_record(server: Server, code: str) -> dict[str, Any]:
+def game_record(server: Server, code: str, token: str) -> dict[str, Any]:
     with server.http() as http:
         info = http.get(f"/api/rooms/{code}").json()
-        return dict(http.get(f"/api/games/{info['game_id']}").json())
+        return dict(http.get(f"/api/games/{info['game_id']}", headers=auth(token)).json())
 
 
 def is_state(m: dict[str, Any]) -> bool:
@@ -57,7 +57,7 @@ def test_full_game_humans_bots_and_a_spectator_see_only_their_own_views(server: 
     final = spectator.wait_for(lambda m: is_state(m) and "winners" in m)
     assert final["legal"] == [] and final["view"]["winners"] == final["winners"]
     time.sleep(0.2)
-    record = game_record(server, table.code)
+    record = game_record(server, table.code, table.host_token)
     assert record["status"] == "over" and record["winners"] == final["winners"]
     assert [p["bot"] for p in record["players"]] == [False, False, True, True]
     assert {a["by"] for a in record["actions"]} <= {"player", "bot", "timeout"}
@@ -130,7 +130,7 @@ def test_timers_play_for_silent_players_and_keep_the_clock_within_a_window(serve
     final = players[0].wait_for(lambda m: is_state(m) and "winners" in m, timeout=40)
     assert final["legal"] == []
     time.sleep(0.2)
-    record = game_record(server, table.code)
+    record = game_record(server, table.code, table.host_token)
     by = [(a["seat"], a["action"]["type"], a["by"]) for a in record["actions"]]
     assert (
         by[0] == (0, "play", "timeout") and by[1] == (1, "pass", "player") and by[2] == (2, "pass", "timeout")
@@ -184,7 +184,7 @@ def test_a_bot_stands_in_after_the_grace_period_until_the_player_returns(server:
     if "winners" not in resumed:
         play_randomly([p0, back])
     time.sleep(0.2)
-    record = game_record(server, table.code)
+    record = game_record(server, table.code, table.host_token)
     assert any(a["seat"] == 1 and a["by"] == "bot" for a in record["actions"])
     for p in (p0, back):
         p.close()

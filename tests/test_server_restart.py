@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from server_helpers import Player, ServerProcess, check_no_leaks, make_table, play_randomly, start
+from server_helpers import Player, ServerProcess, auth, check_no_leaks, make_table, play_randomly, start
 
 
 def test_sigkill_and_restart_mid_game_then_finish(tmp_path: Path) -> None:
@@ -47,7 +47,7 @@ def test_sigkill_and_restart_mid_game_then_finish(tmp_path: Path) -> None:
         play_randomly(resumed, seed=12, timeout=120)
         time.sleep(0.3)
         with server.http() as http:
-            record = http.get(f"/api/games/{before['game_id']}").json()
+            record = http.get(f"/api/games/{before['game_id']}", headers=auth(table.host_token)).json()
         assert record["status"] == "over"
         # Messages from before the kill and after the restart all match the replayed game.
         received = [(i, players[i].messages + resumed[i].messages) for i in range(3)]
@@ -81,7 +81,7 @@ def test_clocks_and_bots_resume_after_a_restart_with_nobody_connected(tmp_path: 
             if time.time() > deadline:
                 pytest.fail("the game did not finish on its clocks after the restart")
             time.sleep(0.5)
-        record = httpx.get(f"{second.url}/api/games/{info['game_id']}").json()
+        record = httpx.get(f"{second.url}/api/games/{info['game_id']}", headers=auth(table.host_token)).json()
         assert {a["by"] for a in record["actions"]} == {"timeout", "bot"}
     finally:
         second.stop()

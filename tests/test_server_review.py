@@ -30,7 +30,10 @@ def finish(server: Server, settings: dict[str, Any]) -> tuple[Any, Player, dict[
     play_randomly([host])
     with server.http() as http:
         for _ in range(50):
-            if http.get(f"/api/games/{game['game_id']}").json().get("status") == "over":
+            if (
+                http.get(f"/api/games/{game['game_id']}", headers=auth(table.host_token)).json().get("status")
+                == "over"
+            ):
                 break
             time.sleep(0.1)
     return table, host, game
@@ -66,7 +69,7 @@ def test_a_live_replay_is_refused_when_spectators_are_off(server: Server) -> Non
     play_randomly([host])
     with server.http() as http:
         for _ in range(50):
-            r = http.get(f"/api/games/{game['game_id']}")
+            r = http.get(f"/api/games/{game['game_id']}", headers=auth(table.host_token))
             if r.status_code == 200 and r.json()["status"] == "over":
                 break
             time.sleep(0.1)

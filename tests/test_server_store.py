@@ -15,7 +15,7 @@ import pytest
 from conflictology.server.backend import BackendUnavailable
 from conflictology.server.config import ServerConfig, default_db_url
 from conflictology.server.store import Store
-from server_helpers import Player, make_table, play_randomly, start, thread_server
+from server_helpers import Player, auth, make_table, play_randomly, start, thread_server
 
 LOCAL_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -102,7 +102,10 @@ def test_a_server_on_postgresql_plays_and_restores(tmp_path: Path) -> None:
         players = [Player(srv, table.code, table.tokens[i], i) for i in range(2)]
         play_randomly(players, seed=5)
         with srv.http() as http:
-            assert http.get(f"/api/games/{before['game_id']}").json()["status"] == "over"
+            assert (
+                http.get(f"/api/games/{before['game_id']}", headers=auth(table.host_token)).json()["status"]
+                == "over"
+            )
         for p in players:
             p.close()
     store = Store(url)

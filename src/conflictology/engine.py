@@ -235,6 +235,17 @@ class Game(ABC):
         real ones; the cards the seat cannot see are sampled from what is still unaccounted for.
         """
 
+    def open_view(self, state: GameState) -> View:
+        """Everything about ``state``, every card face up: what a finished game's replay shows at
+        each step (never sent while a game goes on). By default the spectator's view; a game with
+        hidden cards overrides it."""
+        return state.view(None)
+
+    def figures(self, state: GameState) -> list[dict[str, int]]:
+        """Per seat, the figures a standing table adds up for this game once it is over (bluffs
+        caught, points…): whole numbers under names in the game's own words. None by default."""
+        return [{} for _ in range(state.num_players)]
+
     def check_players(self, players: int) -> None:
         if not isinstance(players, int) or isinstance(players, bool):
             raise ValueError(f"players must be an integer, got {players!r}")

@@ -27,7 +27,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from conflictology import bots, games
+from conflictology import bots, games, replay
 from conflictology.server import protocol
 from conflictology.server.backend import BackendUnavailable, MemoryBackend, RoomBackend
 from conflictology.server.config import ServerConfig
@@ -49,7 +49,9 @@ from conflictology.server.security import (
     OriginPolicy,
     RateLimits,
     client_key,
+    hash_token,
     own_host_names,
+    same_hash,
 )
 from conflictology.server.store import Store
 
@@ -96,6 +98,14 @@ def _csp(host: str | None) -> bytes:
 
 # Listings: cached, but each answer is a page of JSON; nobody needs them often.
 _LISTINGS = ("/api/rooms", "/api/games")
+
+# A finished game replayed move by move (each is built once, then cached): bounded like a listing.
+_REPLAYS = ("/replay", "/record.txt")
+
+
+def _heavy(path: str) -> bool:
+    return path in _LISTINGS or (path.startswith("/api/games/") and path.endswith(_REPLAYS))
+
 
 # Paths that name a room: a request for a room that does not exist is a guess at its code.
 _ROOM_PATHS = ("/api/rooms/", "/ws/")
@@ -188,7 +198,7 @@ class GuardMiddleware:
         path: str = scope.get("path", "")
         method = "GET" if kind == "websocket" else scope["method"]
         limits = self.reads if method in ("GET", "HEAD", "OPTIONS") else self.writes
-        if path in _LISTINGS and method == "GET":
+        if method == "GET" and _heavy(path):
             limits = self.listings if self.reads.take(address) else self.reads
         if not limits.take(address):
             retry = limits.retry_after(address)
@@ -309,6 +319,7 @@ LISTING_SECONDS = 1.0
 LISTING_MAX = 500
 RECENT_SECONDS = 5
 REPLAYS_CACHED = 64
+REPLAYS_BUILT = 16
 
 
 class Api:
@@ -329,6 +340,9 @@ class Api:
         self._recent: tuple[tuple[int, int], list[dict[str, Any]]] | None = None
         # Finished games' replays as sent (building one reads the archive and computes every view).
         self._replays: OrderedDict[str, bytes] = OrderedDict()
+        # Their archived records (who may read them) and their step-by-step replays, likewise.
+        self._records: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._built: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     async def _body(self, request: Request, kind: type[Any]) -> Any:
         # Read the stream ourselves so a body without Content-Length cannot grow without bound.
@@ -533,18 +547,53 @@ class Api:
         _room, _ = await self.hub.change(self._code(request), leave)
         return JSONResponse({"left": True})
 
-    async def get_game(self, request: Request) -> Response:
-        """A replay: public events while the game goes on; everything once it is over."""
+    @staticmethod
+    def _game_id(request: Request) -> str:
         game_id = str(request.path_params["game_id"])
         if not (0 < len(game_id) <= 64 and game_id.isalnum()):
             raise RoomError(404, "no_game", "no such game")
-        cached = self._replays.get(game_id)
-        if cached is not None:  # a finished game's replay never changes
-            self._replays.move_to_end(game_id)
-            return Response(cached, media_type="application/json")
+        return game_id
+
+    async def _archived(self, game_id: str) -> dict[str, Any] | None:
+        """A finished game's archived record (the latest ones kept decoded: a replay viewer asks
+        for the record, the replay and the text of the same game)."""
+        record = self._records.get(game_id)
+        if record is not None:
+            self._records.move_to_end(game_id)
+            return record
         await self.hub.persist()
         record = await asyncio.to_thread(self.hub.store.get_game, game_id)
         if record is not None:
+            self._records[game_id] = record
+            if len(self._records) > REPLAYS_CACHED:
+                self._records.popitem(last=False)
+        return record
+
+    def _may_replay(self, request: Request, record: dict[str, Any]) -> None:
+        """A private room's finished game is for its players only: the token of one of its seats
+        (``Authorization: Bearer``). Public rooms' games are anyone's; a game archived before the
+        players' keys were kept stays reachable by its id alone, as it was."""
+        keys = record.get("keys")
+        if record.get("public", False) or not keys:
+            return
+        token = self._token(request)
+        if not token:
+            message = "a private room's game is replayed for its players only (Authorization: Bearer …)"
+            raise RoomError(401, "no_token", message)
+        mine = hash_token(token)
+        if not any(same_hash(mine, k) for k in keys):
+            raise RoomError(403, "private_game", "a private room's game is replayed for its players only")
+
+    async def get_game(self, request: Request) -> Response:
+        """A replay: public events while the game goes on; everything once it is over."""
+        game_id = self._game_id(request)
+        record = await self._archived(game_id)
+        if record is not None:
+            self._may_replay(request, record)
+            cached = self._replays.get(game_id)
+            if cached is not None:  # a finished game's replay never changes
+                self._replays.move_to_end(game_id)
+                return Response(cached, media_type="application/json")
             game = games.get(record["game"])
             final = game.from_json(record["final"])
             response = JSONResponse(
@@ -593,6 +642,42 @@ class Api:
                 }
             )
         raise RoomError(404, "no_game", f"no game {game_id}")
+
+    async def _finished_replay(self, request: Request) -> dict[str, Any]:
+        """The step-by-step replay of a finished game the asker may read (``replay.build``)."""
+        game_id = self._game_id(request)
+        record = await self._archived(game_id)
+        if record is None:
+            found = await self.hub.backend.find_game(game_id)
+            if found is not None and found.game_id == game_id:
+                # A game still being played (or not archived yet) shows nothing face up.
+                raise RoomError(409, "not_over", "a game is replayed once it is over")
+            raise RoomError(404, "no_game", f"no game {game_id}")
+        self._may_replay(request, record)
+        built = self._built.get(game_id)
+        if built is None:
+            # Replaying every move with every card face up is work: off the event loop, once.
+            built = await asyncio.to_thread(replay.build, record)
+            self._built[game_id] = built
+            if len(self._built) > REPLAYS_BUILT:
+                self._built.popitem(last=False)
+        else:
+            self._built.move_to_end(game_id)
+        return built
+
+    async def get_replay(self, request: Request) -> Response:
+        """A finished game step by step, every card face up (the replay viewer's data)."""
+        return JSONResponse(await self._finished_replay(request))
+
+    async def get_record(self, request: Request) -> Response:
+        """A finished game as a plain text record, to download."""
+        built = await self._finished_replay(request)
+        name = f"conflictology-{built['game']}-{built['id'][:12]}.txt"
+        return Response(
+            replay.text_record(built),
+            media_type="text/plain; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
 
     async def list_games(self, request: Request) -> Response:
         """The latest public games, read again when this process archived one or after a few seconds
@@ -795,6 +880,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         Route("/api/rooms/{code}/leave", api.leave, methods=["POST"]),
         Route("/api/games", api.list_games, methods=["GET"]),
         Route("/api/games/{game_id}", api.get_game, methods=["GET"]),
+        Route("/api/games/{game_id}/replay", api.get_replay, methods=["GET"]),
+        Route("/api/games/{game_id}/record.txt", api.get_record, methods=["GET"]),
         WebSocketRoute("/ws/{code}", api.websocket),
     ]
     index = config.web_dir / "index.html"
@@ -806,6 +893,15 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         return HTMLResponse(_PLACEHOLDER, status_code=200)
 
     routes.append(Route("/r/{code}", join_link))
+    viewer = config.web_dir / "replay.html"
+
+    async def replay_page(request: Request) -> Response:
+        # /replay/GAME_ID: the replay viewer (its own page and module; it reads the id from the path).
+        if viewer.is_file():
+            return FileResponse(viewer)
+        return HTMLResponse(_PLACEHOLDER, status_code=200)
+
+    routes.append(Route("/replay/{game_id}", replay_page))
     if config.web_dir.is_dir():
         routes.append(Mount("/", app=StaticFiles(directory=config.web_dir, html=True), name="web"))
     else:

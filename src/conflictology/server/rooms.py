@@ -577,6 +577,9 @@ class Room:
             "actions": self.actions,
             "final": self.state.to_json(),
             "log": final_public.get("log", []),
+            # The players' token hashes: a private room's finished games are replayed only for them
+            # (never served: GET /api/games/{id} picks its fields).
+            "keys": [s.token_hash for s in self.seats if s.token_hash is not None],
         }
 
     # ---- snapshots -------------------------------------------------------------------------------

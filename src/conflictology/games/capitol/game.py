@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations_with_replacement
 from typing import Any
 
-from conflictology.engine import Action, ActionTable, Game, IllegalAction, Rng, View, check_options
+from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View, check_options
 from conflictology.games.capitol import data
 from conflictology.games.capitol.state import (
     EXCHANGE,
@@ -122,6 +122,18 @@ class CapitolGame(Game):
         if not isinstance(doc, dict):
             raise ValueError("not a JSON Capitol state")
         return CapitolState.from_doc(doc)
+
+    def open_view(self, state: GameState) -> View:
+        from conflictology.games.capitol import replay
+
+        assert isinstance(state, CapitolState)
+        return replay.open_view(state)
+
+    def figures(self, state: GameState) -> list[dict[str, int]]:
+        from conflictology.games.capitol import replay
+
+        assert isinstance(state, CapitolState)
+        return replay.figures(state)
 
     def determinize(self, view: View, rng: Rng) -> CapitolState:
         """A full state consistent with one seat's view, the unseen cards drawn at random.

@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conflictology.engine import ActionTable, Game, Rng, View
+from conflictology.engine import ActionTable, Game, GameState, Rng, View
 
 from .cards import DECK_SIZE, load_deck
 from .options import DEFAULT_OPTIONS, Options
@@ -63,6 +63,18 @@ class ConspiranoicosGame(Game):
         if not isinstance(data, dict):
             raise ValueError("not a saved game: expected a JSON object")
         return ConspiranoicosState.from_dict(data)
+
+    def open_view(self, state: GameState) -> View:
+        from . import replay
+
+        assert isinstance(state, ConspiranoicosState)
+        return replay.open_view(state)
+
+    def figures(self, state: GameState) -> list[dict[str, int]]:
+        from . import replay
+
+        assert isinstance(state, ConspiranoicosState)
+        return replay.figures(state)
 
     def determinize(self, view: View, rng: Rng) -> ConspiranoicosState:
         return determinize(view, rng)
