@@ -82,6 +82,27 @@ export default {
     badUrl: 'Enter an http:// or https:// address.', saved: 'Saved.',
   },
 
+  // The replay viewer (js/replay.js) and the standing table (js/standings.js).
+  replay: {
+    title: 'Replay: {game}', backToRoom: 'Back to the room', controls: 'Replay controls', first: 'First step',
+    prev: 'Previous step', next: 'Next step', last: 'Last step', scrub: 'Step', step: 'Step {n} of {of}',
+    deal: 'The deal', nothingPublic: 'Nothing shown to the table at this step.',
+    by: { player: '{name} decides', bot: '{name} (a bot) decides', timeout: '{name}’s clock runs out' },
+    mark: { true: '✓ true', bluff: '✗ bluff', won: 'challenge won', lost: 'challenge lost' },
+    awaiting: 'Awaiting: {names}', faceDown: 'face down', hand: 'Hand', play: 'Played', zone: 'Scoring zone',
+    row: 'Row', draw: 'Draw deck ({n})', pyramid: 'Pyramid', round: 'Round {n}', scoring: 'Scoring',
+    finalChallenge: 'Final Challenge', points: '{n} points', share: 'Copy link to this step',
+    copied: 'Link copied', exportJson: 'Download JSON', exportText: 'Download text record',
+    noGame: 'There is no such game.', notOver: 'This game is still being played: its replay opens once it is over.',
+    private: 'This game was played in a private room: only its players can replay it, from the browser they played in.',
+    open: 'Watch the replay', winner: 'Winner',
+  },
+  standings: {
+    figures: {
+      bluffs: 'Bluffs', bluffs_caught: 'Bluffs caught', challenges_won: 'Challenges won', eliminations: 'Eliminations',
+      points: 'Points', final_challenges: 'Final Challenges won',
+    },
+  },
   capitol: {
     roles: { banker: 'Banker', mafia: 'Mafia', hacker: 'Hacker', judge: 'Judge', reporter: 'Reporter', police: 'Police' },
     does: {

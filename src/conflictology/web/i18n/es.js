@@ -82,6 +82,27 @@ export default {
     reset: 'Restablecer', badUrl: 'Escribe una dirección http:// o https://.', saved: 'Guardado.',
   },
 
+  // El visor de partidas (js/replay.js) y la mesa permanente (js/standings.js).
+  replay: {
+    title: 'Repetición: {game}', backToRoom: 'Volver a la sala', controls: 'Controles de la repetición',
+    first: 'Primer paso', prev: 'Paso anterior', next: 'Paso siguiente', last: 'Último paso', scrub: 'Paso',
+    step: 'Paso {n} de {of}', deal: 'El reparto', nothingPublic: 'En este paso no se muestra nada a la mesa.',
+    by: { player: 'Decide {name}', bot: 'Decide {name} (un bot)', timeout: 'Se acaba el tiempo de {name}' },
+    mark: { true: '✓ verdad', bluff: '✗ farol', won: 'desafío ganado', lost: 'desafío perdido' },
+    awaiting: 'Se espera a: {names}', faceDown: 'boca abajo', hand: 'Mano', play: 'Jugada', zone: 'Zona de puntuación',
+    row: 'Fila', draw: 'Mazo de robo ({n})', pyramid: 'Pirámide', round: 'Ronda {n}', scoring: 'Puntuación',
+    finalChallenge: 'Desafío Final', points: '{n} puntos', share: 'Copiar enlace a este paso',
+    copied: 'Enlace copiado', exportJson: 'Descargar JSON', exportText: 'Descargar el acta en texto',
+    noGame: 'No existe esa partida.', notOver: 'Esta partida sigue en juego: su repetición se abre cuando termine.',
+    private: 'Esta partida se jugó en una sala privada: solo sus jugadores pueden verla, desde el navegador en que jugaron.',
+    open: 'Ver la repetición', winner: 'Ganador',
+  },
+  standings: {
+    figures: {
+      bluffs: 'Faroles', bluffs_caught: 'Faroles pillados', challenges_won: 'Desafíos ganados', eliminations: 'Eliminaciones',
+      points: 'Puntos', final_challenges: 'Desafíos Finales ganados',
+    },
+  },
   capitol: {
     roles: { banker: 'Banquero', mafia: 'Mafia', hacker: 'Hacker', judge: 'Juez', reporter: 'Periodista', police: 'Policía' },
     does: {

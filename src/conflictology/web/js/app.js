@@ -728,7 +728,16 @@ function endPanel(c, mod) {
       host ? h('button', { type: 'button', class: 'primary', 'data-k': 'rematch',
         onclick: () => hostCall(() => S.api.rematch(S.code, token())) }, t('end.rematch'))
         : (!S.spectator ? h('p', { class: 'muted' }, t('end.waitRematch')) : null),
-      h('button', { type: 'button', class: 'secondary', 'data-k': 'new-room', onclick: goHome }, t('end.newRoom'))));
+      h('button', { type: 'button', class: 'secondary', 'data-k': 'new-room', onclick: goHome }, t('end.newRoom')),
+      replayLink()));
+}
+
+// The finished game's replay viewer (js/replay.js); the fragment tells it which stored seat to use.
+function replayLink() {
+  const id = S.room && S.room.game_id;
+  if (!id) return null;
+  return h('a', { class: 'button secondary', 'data-k': 'replay', target: '_blank', rel: 'noopener',
+    href: `${S.base || ''}/replay/${encodeURIComponent(id)}#room=${encodeURIComponent(S.code || '')}` }, t('replay.open'));
 }
 
 function countdown(deadline, mine) {
