@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from conflictology import bots, games, replay
-from conflictology.server import protocol
+from conflictology.server import protocol, standings
 from conflictology.server.backend import BackendUnavailable, MemoryBackend, RoomBackend
 from conflictology.server.config import ServerConfig
 from conflictology.server.connections import ConnectionGuard, ConnectionLimits
@@ -521,7 +521,7 @@ class Api:
         def patch(r: Room) -> None:
             r.require_host(token)
             settings = body.settings.apply_to(r.settings) if body.settings is not None else None
-            r.patch(body.options, settings)
+            r.patch(body.options, settings, body.game)
 
         room, _ = await self.hub.change(self._code(request), patch)
         return JSONResponse(room.info(self.hub.connected_seats(room)))
@@ -536,6 +536,33 @@ class Api:
 
         room, _ = await self.hub.change(self._code(request), rematch)
         return JSONResponse(room.info(self.hub.connected_seats(room)))
+
+    # ---- the standing table ----------------------------------------------------------------------
+
+    @staticmethod
+    def _standings(room: Room) -> dict[str, Any]:
+        # Counts and names only, added once a game is over: nothing of a game being played.
+        return {"code": room.code, "standing": room.settings.standing, **standings.public(room.standings)}
+
+    async def get_standings(self, request: Request) -> Response:
+        room = await self.hub.room(self._code(request))
+        return JSONResponse(self._standings(room))
+
+    async def reset_standings(self, request: Request) -> Response:
+        await self._body(request, protocol.Empty)
+        token = self._token(request)
+
+        def reset(r: Room) -> None:
+            r.require_host(token)
+            r.reset_standings(time.time())
+
+        room, _ = await self.hub.change(self._code(request), reset)
+        return JSONResponse(self._standings(room))
+
+    async def claim(self, request: Request) -> Response:
+        body = await self._body(request, protocol.Claim)
+        _, (seat, token, name) = await self.hub.change(self._code(request), lambda r: r.claim(body.token))
+        return JSONResponse({"seat": seat, "token": token, "name": name}, status_code=201)
 
     async def leave(self, request: Request) -> Response:
         await self._body(request, protocol.Empty)
@@ -878,6 +905,9 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         Route("/api/rooms/{code}/kick", api.kick, methods=["POST"]),
         Route("/api/rooms/{code}/rematch", api.rematch, methods=["POST"]),
         Route("/api/rooms/{code}/leave", api.leave, methods=["POST"]),
+        Route("/api/rooms/{code}/standings", api.get_standings, methods=["GET"]),
+        Route("/api/rooms/{code}/standings/reset", api.reset_standings, methods=["POST"]),
+        Route("/api/rooms/{code}/claim", api.claim, methods=["POST"]),
         Route("/api/games", api.list_games, methods=["GET"]),
         Route("/api/games/{game_id}", api.get_game, methods=["GET"]),
         Route("/api/games/{game_id}/replay", api.get_replay, methods=["GET"]),

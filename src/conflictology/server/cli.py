@@ -238,6 +238,12 @@ def register(app: typer.Typer) -> None:
         grace: Annotated[
             float, option("--grace", "seconds before a bot plays for a disconnected player")
         ] = 30.0,
+        standing_days: Annotated[
+            float,
+            option(
+                "--standing-days", "days a standing room lasts with nobody in it and nothing played", min=0.01
+            ),
+        ] = 30.0,
         log_level: Annotated[str, option("--log-level", "debug, info, warning or error")] = "info",
         ws_compression: Annotated[
             bool,
@@ -332,6 +338,7 @@ def register(app: typer.Typer) -> None:
             bot_queue_wait=bot_queue_wait,
             allow_origins=origins,
             grace_seconds=grace,
+            standing_idle_seconds=standing_days * 86400,
             allowed_hosts=hosts,
             address_limits=address_limits,
             rooms_per_hour=rooms_per_hour,

@@ -73,6 +73,8 @@ class ServerConfig:
     grace_seconds: float = 30.0
     # Rooms untouched this long with nobody connected are removed (their finished games stay archived).
     idle_seconds: float = 6 * 3600.0
+    # A standing room (setting "standing") lasts this long untouched (serve --standing-days).
+    standing_idle_seconds: float = 30 * 86400.0
     sweep_seconds: float = 60.0
     # Room snapshots are written off the event loop by one writer, a batch at a time (group commit:
     # the changes made while a batch is written go in the next one), and a change is shown to anyone

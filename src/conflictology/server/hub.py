@@ -830,7 +830,8 @@ class Hub:
             room = await self.backend.get(code)
             if room is None or self.backend.remote_seats(code):
                 continue
-            if now - room.updated > self.config.idle_seconds:
+            idle = self.config.standing_idle_seconds if room.settings.standing else self.config.idle_seconds
+            if now - room.updated > idle:
                 await self.backend.delete(code)
                 async with self._persist_lock:  # after any write of it already under way
                     # (a failed write puts its rooms back in _unsaved: dropped here, under the lock)

@@ -36,6 +36,8 @@ class RoomSettings(Struct, forbid_unknown_fields=True):
     # Public rooms are listed by GET /api/rooms; private ones are reached by their code only.
     public: bool = False
     spectators: bool = True
+    # A standing table: its code lasts (serve --standing-days idle) and its games add up by name.
+    standing: bool = False
 
 
 class SettingsPatch(Struct, forbid_unknown_fields=True):
@@ -49,6 +51,7 @@ class SettingsPatch(Struct, forbid_unknown_fields=True):
     grace_seconds: Grace | UnsetType | None = UNSET
     public: bool | UnsetType = UNSET
     spectators: bool | UnsetType = UNSET
+    standing: bool | UnsetType = UNSET
 
     def apply_to(self, settings: RoomSettings) -> RoomSettings:
         changes = {f: getattr(self, f) for f in self.__struct_fields__ if getattr(self, f) is not UNSET}
@@ -78,12 +81,20 @@ class Empty(Struct, forbid_unknown_fields=True):
     """A body that carries nothing (start, rematch, leave): absent or ``{}``."""
 
 
+class Claim(Struct, forbid_unknown_fields=True):
+    """A seat token from a game played in a standing room (on another device)."""
+
+    token: Annotated[str, Meta(min_length=1, max_length=200)]
+
+
 class Kick(Struct, forbid_unknown_fields=True):
     seat: Seat
 
 
 class PatchRoom(Struct, forbid_unknown_fields=True):
     options: dict[str, Any] | None = None
+    # Another game for the next one at this table (lobby only).
+    game: Annotated[str, Meta(min_length=1, max_length=40)] | None = None
     settings: SettingsPatch | None = None
 
 

@@ -21,6 +21,7 @@ import msgspec
 
 from conflictology import bots, games
 from conflictology.engine import Action, Game, GameState, IllegalAction
+from conflictology.server import standings
 from conflictology.server.protocol import RoomSettings
 from conflictology.server.security import clean_name, distinct_name, hash_token, new_token, same_hash
 
@@ -165,6 +166,8 @@ class Room:
     # The awaited seats and their legal actions when the clock was set (see _update_deadline).
     decision: dict[int, str] = field(default_factory=dict)
     past_games: list[str] = field(default_factory=list)
+    # A standing room's record of every game played in it (server/standings.py); None before the first.
+    standings: dict[str, Any] | None = None
 
     # ---- lookups ---------------------------------------------------------------------------------
 
@@ -364,11 +367,30 @@ class Room:
             # Host role passes to the next human still seated, in seat order.
             self.host = next((s.id for s in self.seats if not s.bot and not s.left), None)
 
-    def patch(self, options: dict[str, Any] | None, settings: RoomSettings | None) -> None:
+    def patch(
+        self, options: dict[str, Any] | None, settings: RoomSettings | None, game_name: str | None = None
+    ) -> None:
         self._require_lobby()
-        if options is not None:
+        if game_name is not None and game_name != self.game_name:
+            # Another game at the same table (a standing room's evening goes on): its options start
+            # from the defaults unless given, and every seat taken must fit it.
+            try:
+                game = games.get(game_name)
+            except ValueError as exc:
+                raise RoomError(400, "unknown_game", str(exc)) from None
+            if len(self.seats) > game.max_players:
+                seated = f"{game.title} seats at most {game.max_players}; {len(self.seats)} are seated"
+                raise RoomError(409, "player_count", seated)
+            for s in self.seats:
+                if s.bot and s.level and not bots.is_offered(s.level, game):
+                    message = f"{s.name} does not play {game.title}: remove it first"
+                    raise RoomError(409, "unknown_level", message)
+            opts = dict(options or {})
+            self._check_options(game, opts, len(self.seats))
+            self.game_name = game_name
+            self.options = opts
+        elif options is not None:
             self._check_options(self.game, options, len(self.seats))
-        if options is not None:
             self.options = dict(options)
         if settings is not None:
             self.settings = settings
@@ -490,6 +512,8 @@ class Room:
             self.deadline = None
             self.deadline_kind = None
             self.decision = {}
+            if self.settings.standing:
+                self._count_game(now)
             return
         now_deciding = self._current_decision()
         if not force_new_clock and self.deadline is not None and self._continues(self.decision, now_deciding):
@@ -501,6 +525,46 @@ class Room:
         kind = max(kinds, key=lambda k: self._seconds(k)) if kinds else "choice"
         self.deadline_kind = kind
         self.deadline = now + self._seconds(kind) if self.settings.timers else None
+
+    # ---- the standing table ----------------------------------------------------------------------
+
+    def _count_game(self, now: float) -> None:
+        """Add the game that just ended to the standings: every person who played it, by name (bot
+        seats are not players; a person a bot stood in for still played)."""
+        assert self.state is not None and self.game_id is not None
+        self.standings = standings.added(
+            self.standings,
+            now=now,
+            game_id=self.game_id,
+            game=self.game_name,
+            seats=[("", None) if s.bot else (s.name, s.token_hash) for s in self.seats],
+            winners=self.state.winners(),
+            figures=self.game.figures(self.state),
+        )
+
+    def reset_standings(self, now: float) -> None:
+        self.standings = standings.empty(now)
+
+    def claim(self, token: str) -> tuple[int, str, str]:
+        """A player on a new device takes their name back with the token of a seat they played a
+        game of this room with: the seat itself if it is still here (``token`` is returned), else a
+        new seat under exactly that name (lobby only; the new token counts as theirs from now on)."""
+        key = hash_token(token)
+        seat = self.seat_of_token(token)
+        if seat is not None:
+            return seat, token, self.seats[seat].name
+        name = standings.claimed_name(self.standings, key)
+        if name is None:
+            raise RoomError(403, "bad_claim", "no game of this room's standings was played with that token")
+        self._require_lobby()
+        if any(standings.name_key(s.name) == standings.name_key(name) for s in self.seats):
+            raise RoomError(409, "name_taken", f"{name} is already seated at this table")
+        self._require_room_for(1)
+        new = new_token()
+        self.seats.append(Seat(id=uuid.uuid4().hex, name=name, token_hash=hash_token(new)))
+        assert self.standings is not None  # a name was found in it
+        self.standings = standings.with_key(self.standings, name, hash_token(new))
+        return len(self.seats) - 1, new, name
 
     def _seconds(self, kind: str) -> float:
         s = self.settings
@@ -624,6 +688,8 @@ class Room:
             "deadline_kind": self.deadline_kind,
             "decision": {str(k): v for k, v in self.decision.items()},
             "past_games": list(self.past_games),
+            # Replaced, never changed in place (server/standings.py): shared safely with the writer.
+            "standings": self.standings,
         }
 
     @classmethod
@@ -651,6 +717,7 @@ class Room:
             deadline_kind=data["deadline_kind"],
             decision={int(k): v for k, v in data["decision"].items()},
             past_games=list(data["past_games"]),
+            standings=data.get("standings"),
         )
         for seat in room.seats:
             if seat.bot and seat.level and not bots.is_offered(seat.level, game):

@@ -1,0 +1,117 @@
+"""A standing table's record: every game played in a *standing* room, added up by player name.
+
+No accounts: a name is a player (compared ignoring case). Each name also keeps the SHA-256 of the
+seat tokens it played with (never shown), so that a player on a new device can claim the name's
+history with a token from a game they played there (``Room.claim``). The record lives in the room's
+snapshot, so it is saved with every change and survives restarts on every backend (SQL snapshots,
+Redis). Functions here never change a record in place: they return a new one (a snapshot being
+written on another thread may still hold the old one).
+
+A record: ``{"since": epoch, "players": {key: {"name", "games", "wins", "last", "keys": [hashes],
+"by_game": {game: {"games", "wins", figure: sum, ...}}}}, "games": [{"id", "game", "finished",
+"players": [names], "winners": [names]}, ...newest last]}``.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+# Bounds: a room is open to anyone with its code, so its record cannot grow without limit.
+MAX_NAMES = 64  # beyond it, the name that played longest ago is dropped
+MAX_GAMES = 50  # games listed (the sums cover every game since the last reset)
+MAX_KEYS = 16  # token hashes kept per name (its newest devices)
+
+
+def name_key(name: str) -> str:
+    return name.casefold()
+
+
+def empty(now: float) -> dict[str, Any]:
+    return {"since": now, "players": {}, "games": []}
+
+
+def added(
+    record: dict[str, Any] | None,
+    *,
+    now: float,
+    game_id: str,
+    game: str,
+    seats: list[tuple[str, str | None]],
+    winners: list[int],
+    figures: list[dict[str, int]],
+) -> dict[str, Any]:
+    """The record with one finished game added: ``seats`` are the people who played it (name, token
+    hash or None), by seat; ``winners`` seats; ``figures`` the game's per-seat figures."""
+    out = copy.deepcopy(record) if record else empty(now)
+    if any(g["id"] == game_id for g in out["games"]):
+        return out  # counted already (a room's game ends once, but be safe on a replayed change)
+    players: dict[str, Any] = out["players"]
+    names: list[str] = []
+    for seat, (name, key) in enumerate(seats):
+        if not name:
+            continue
+        names.append(name)
+        fresh = {"name": name, "games": 0, "wins": 0, "keys": [], "by_game": {}}
+        entry = players.setdefault(name_key(name), fresh)
+        entry["name"] = name
+        won = int(seat in winners)
+        entry["games"] += 1
+        entry["wins"] += won
+        entry["last"] = now
+        if key is not None and key not in entry["keys"]:
+            entry["keys"] = [*entry["keys"], key][-MAX_KEYS:]
+        per = entry["by_game"].setdefault(game, {"games": 0, "wins": 0})
+        per["games"] += 1
+        per["wins"] += won
+        for figure, value in (figures[seat] if seat < len(figures) else {}).items():
+            per[figure] = per.get(figure, 0) + int(value)
+    if len(players) > MAX_NAMES:
+        for key in sorted(players, key=lambda k: players[k].get("last", 0))[: len(players) - MAX_NAMES]:
+            del players[key]
+    out["games"] = [
+        *out["games"],
+        {
+            "id": game_id,
+            "game": game,
+            "finished": now,
+            "players": names,
+            "winners": [seats[w][0] for w in winners if w < len(seats) and seats[w][0]],
+        },
+    ][-MAX_GAMES:]
+    return out
+
+
+def with_key(record: dict[str, Any], name: str, key: str) -> dict[str, Any]:
+    """The record with one more token hash for ``name`` (a claim on a new device)."""
+    out = copy.deepcopy(record)
+    entry = out["players"].get(name_key(name))
+    if entry is not None and key not in entry["keys"]:
+        entry["keys"] = [*entry["keys"], key][-MAX_KEYS:]
+    return out
+
+
+def claimed_name(record: dict[str, Any] | None, key: str) -> str | None:
+    """The name whose games were played with the token of hash ``key``."""
+    for entry in (record or {}).get("players", {}).values():
+        if key in entry.get("keys", []):
+            return str(entry["name"])
+    return None
+
+
+def public(record: dict[str, Any] | None) -> dict[str, Any]:
+    """What ``GET /api/rooms/{code}/standings`` shows: no token hash; players by wins, then win
+    share, then games."""
+    if not record:
+        return {"since": None, "players": [], "games": []}
+    rows = [
+        {
+            "name": e["name"],
+            "games": e["games"],
+            "wins": e["wins"],
+            "by_game": copy.deepcopy(e["by_game"]),
+        }
+        for e in record["players"].values()
+    ]
+    rows.sort(key=lambda r: (-r["wins"], -r["wins"] / max(r["games"], 1), -r["games"], r["name"]))
+    return {"since": record["since"], "players": rows, "games": copy.deepcopy(record["games"])}

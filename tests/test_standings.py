@@ -1,0 +1,195 @@
+"""A standing table: three games of two kinds played in one standing room (a Capitol game, then the
+same table switched to Conspiranoicos for two), with the server restarted in between; the
+standings add up to what the engine says of each archived game, survive the restart, show nothing
+of a game being played, reset at the host's word, and a name's history is claimed on a new device
+with an old seat token. On SQLite, and on Redis with PostgreSQL (two processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from conflictology import replay
+from conflictology.server.config import ServerConfig
+from conflictology.server.hub import Hub
+from conflictology.server.protocol import RoomSettings
+from conflictology.server.rooms import Room
+from conflictology.server.store import Store
+from redis_helpers import clear_prefix, new_prefix, redis_server
+from server_helpers import Player, Server, ServerProcess, auth, make_table, play_randomly, start
+from test_redis_postgres import plain_postgres_url
+
+
+def play_one(url: str, table: Any, humans: int, seed: int) -> dict[str, Any]:
+    """Start the room's game, play it at random to its end, and return its archived record."""
+    game_id = start(table)["game_id"]
+    players = [Player(Server(url), table.code, table.tokens[i], i) for i in range(humans)]
+    play_randomly(players, seed=seed)
+    for p in players:
+        p.close()
+    for _ in range(100):
+        r = httpx.get(f"{url}/api/games/{game_id}", headers=auth(table.host_token))
+        if r.status_code == 200 and r.json()["status"] == "over":
+            return dict(r.json())
+        time.sleep(0.1)
+    raise AssertionError("the game was not archived")
+
+
+def expected(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """What the standings must say, from each archived game as the engine replays it."""
+    out: dict[str, dict[str, Any]] = {}
+    for record in records:
+        built = replay.build(record)
+        for seat, p in enumerate(record["players"]):
+            if p["bot"]:
+                continue
+            row = out.setdefault(p["name"], {"name": p["name"], "games": 0, "wins": 0, "by_game": {}})
+            won = int(seat in built["winners"])
+            row["games"] += 1
+            row["wins"] += won
+            per = row["by_game"].setdefault(record["game"], {"games": 0, "wins": 0})
+            per["games"] += 1
+            per["wins"] += won
+            for k, v in built["figures"][seat].items():
+                per[k] = per.get(k, 0) + v
+    return out
+
+
+def standings(url: str, code: str) -> dict[str, Any]:
+    r = httpx.get(f"{url}/api/rooms/{code}/standings")
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def strings(doc: Any) -> set[str]:
+    if isinstance(doc, str):
+        return {doc}
+    if isinstance(doc, dict):
+        return set().union(*(strings(v) for v in doc.values()), set(doc)) if doc else set()
+    if isinstance(doc, list):
+        return set().union(*(strings(v) for v in doc)) if doc else set()
+    return set()
+
+
+def scenario(launch: Callable[[], list[ServerProcess]]) -> None:
+    servers = launch()
+    url = servers[0].url
+    table = make_table(
+        servers[0].server, "capitol", humans=2, bots=1, level="random",
+        settings={"timers": False, "standing": True},
+    )
+    assert standings(url, table.code)["players"] == []
+    records = [play_one(url, table, humans=2, seed=1)]
+    before = standings(url, table.code)
+    # A restart: the room, its code and its standings are still there.
+    for s in servers:
+        s.stop()
+    servers = launch()
+    url = servers[-1].url  # (on Redis, the other process this time)
+    table.server = servers[-1].server
+    assert standings(url, table.code) == before
+    with httpx.Client(base_url=url, headers=auth(table.host_token)) as http:
+        assert http.post(f"/api/rooms/{table.code}/rematch").status_code == 200
+        assert http.post(f"/api/rooms/{table.code}/kick", json={"seat": 2}).status_code == 200
+        r = http.patch(f"/api/rooms/{table.code}", json={"game": "conspiranoicos"})
+        assert r.status_code == 200 and r.json()["game"] == "conspiranoicos", r.text
+    records.append(play_one(url, table, humans=2, seed=2))
+    with httpx.Client(base_url=url, headers=auth(table.host_token)) as http:
+        assert http.post(f"/api/rooms/{table.code}/rematch").status_code == 200
+    # A game being played shows nothing in the standings: they change only once it is over.
+    between = standings(url, table.code)
+    game_id = start(table)["game_id"]
+    host = Player(servers[0].server, table.code, table.tokens[0], 0)
+    hand = host.wait_for(lambda m: m.get("type") == "state")["view"]["players"][0]["hand"]
+    during = standings(url, table.code)
+    assert during == between and not strings(during) & set(hand)
+    guest = Player(servers[-1].server, table.code, table.tokens[1], 1)
+    play_randomly([host, guest], seed=3)
+    host.close()
+    guest.close()
+    time.sleep(0.2)
+    records.append(dict(httpx.get(f"{url}/api/games/{game_id}", headers=auth(table.host_token)).json()))
+    after = standings(servers[0].url, table.code)
+    want = expected(records)
+    assert {p["name"]: p for p in after["players"]} == want
+    wins = [p["wins"] for p in after["players"]]
+    assert wins == sorted(wins, reverse=True)
+    assert [g["id"] for g in after["games"]] == [r["id"] for r in records]
+    assert sum(p["by_game"]["conspiranoicos"]["games"] for p in after["players"]) == 4
+    assert sum(p["by_game"]["capitol"]["games"] for p in after["players"]) == 2
+    assert "keys" not in json.dumps(after)
+    # A new device: Player 1's seat is gone; their old token claims the name back, once.
+    old = table.tokens[1]
+    with httpx.Client(base_url=url) as http:
+        r = http.post(f"/api/rooms/{table.code}/rematch", headers=auth(table.host_token))
+        assert r.status_code == 200
+        assert http.post(f"/api/rooms/{table.code}/leave", headers=auth(old)).status_code == 200
+        r = http.post(f"/api/rooms/{table.code}/claim", json={"token": secrets.token_urlsafe(24)})
+        assert r.status_code == 403 and r.json()["code"] == "bad_claim"
+        r = http.post(f"/api/rooms/{table.code}/claim", json={"token": old})
+        assert r.status_code == 201 and r.json()["name"] == "Player 1", r.text
+        seat, new = r.json()["seat"], r.json()["token"]
+        r = http.post(f"/api/rooms/{table.code}/claim", json={"token": old})
+        assert r.status_code == 409 and r.json()["code"] == "name_taken"
+        # The new token is the name's too, and resumes the seat it claimed.
+        r = http.post(f"/api/rooms/{table.code}/claim", json={"token": new})
+        assert r.status_code == 201 and r.json() == {"seat": seat, "token": new, "name": "Player 1"}
+        # Only the host resets the standings.
+        r = http.post(f"/api/rooms/{table.code}/standings/reset", headers=auth(new))
+        assert r.status_code == 403
+        r = http.post(f"/api/rooms/{table.code}/standings/reset", headers=auth(table.host_token))
+        assert r.status_code == 200 and r.json()["players"] == [] and r.json()["standing"] is True
+    for s in servers:
+        s.stop()
+
+
+def test_standings_add_up_over_three_games_and_a_restart_on_sqlite(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'standing.sqlite3'}"
+    scenario(lambda: [ServerProcess(db, None, "--bot-delay", "0")])
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_standings_add_up_on_redis_and_postgresql(tmp_path: Path) -> None:
+    pg = plain_postgres_url()
+    if pg is None:
+        pytest.skip("no PostgreSQL server answers (set POSTGRES_URL)")
+    with redis_server(tmp_path) as redis_url:
+        prefix = new_prefix()
+        args = ("--redis", redis_url, "--redis-prefix", prefix, "--bot-delay", "0.02")
+        try:
+            scenario(lambda: [ServerProcess(pg, None, *args), ServerProcess(pg, None, *args)])
+        finally:
+            clear_prefix(redis_url, prefix)
+
+
+def test_a_standing_room_outlasts_the_idle_sweep(tmp_path: Path) -> None:
+    """Six idle hours remove a room; a standing one lasts its --standing-days."""
+    config = ServerConfig(db_url=f"sqlite:///{tmp_path / 'sweep.sqlite3'}", standing_idle_seconds=3 * 86400)
+    store = Store(config.resolved_db_url())
+    hub = Hub(config, store)
+
+    async def run() -> list[list[str]]:
+        now = time.time()
+        for code, standing in (("AAAAAA", False), ("BBBBBB", True)):
+            room, _ = Room.create(code, "capitol", "Ana", None, RoomSettings(standing=standing))
+            room.updated = now
+            hub.backend.load(room)
+        return [
+            await hub.sweep(now + 7 * 3600),
+            await hub.sweep(now + 2 * 86400),
+            await hub.sweep(now + 4 * 86400),
+        ]
+
+    try:
+        assert asyncio.run(run()) == [["AAAAAA"], [], ["BBBBBB"]]
+    finally:
+        store.close()
