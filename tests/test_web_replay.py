@@ -213,3 +213,41 @@ def test_a_stranger_is_refused_a_private_games_replay(browser: Browser, server: 
     link = page.locator("a[data-k=replay]")
     expect(link).to_be_visible()
     assert f"/replay/{record['id']}" in (link.get_attribute("href") or "")
+
+
+def test_a_standing_tables_standings_in_the_lobby_the_end_screen_and_a_new_device(
+    browser: Browser, server: WebServer
+) -> None:
+    srv = Server(server.url)
+    table = make_table(srv, "conspiranoicos", humans=1, bots=1, level="random",
+                       settings={"timers": False, "standing": True})
+    page = browser.new_context().new_page()
+    errors = watch_errors(page)
+    remember_seat(page, table)
+    page.goto(f"{server.url}/?room={table.code}")
+    expect(page.get_by_test_id("standings-empty")).to_be_visible()
+    game_id = start(table)["game_id"]
+    host = Player(srv, table.code, table.host_token, 0)
+    play_randomly([host], seed=5)
+    host.close()
+    # The end screen shows the standings with the finished game counted.
+    row = page.locator("[data-testid=end] [data-testid=standings-table] tr[data-name='Host']")
+    expect(row).to_be_visible()
+    expect(row.locator("td").first).to_have_text("1")
+    replay_link = f"[data-testid=end] [data-testid=standings] a[href*='/replay/{game_id}']"
+    expect(page.locator(replay_link)).to_have_count(1)
+    shot(page, "standings-end")
+    with server.api() as http:
+        r = http.post(f"/api/rooms/{table.code}/rematch", headers=auth(table.host_token))
+        assert r.status_code == 200
+    # Another device, no seat stored: it takes the seat back with the seat key.
+    other = browser.new_context().new_page()
+    other.goto(f"{server.url}/?room={table.code}")
+    other.locator("[data-k=claim-key]").fill(table.host_token)
+    other.locator("[data-k=claim]").click()
+    expect(other.locator(".seats .seat.me .seat-name")).to_have_text("Host")
+    # The host resets the standings.
+    other.on("dialog", lambda d: d.accept())
+    other.locator("[data-k=reset-standings]").click()
+    expect(other.get_by_test_id("standings-empty")).to_be_visible()
+    assert not errors, errors

@@ -57,6 +57,7 @@ export default {
   settings: {
     timers: 'Turn timers', turn_seconds: 'Turn (seconds)', response_seconds: 'Responses (seconds)',
     choice_seconds: 'Choices (seconds)', spectators: 'Allow spectators',
+    standing: 'Standing table (the room lasts; games add up)',
   },
   join: { title: 'Join this game of {game}', started: 'This game has already started: you can watch it.' },
   gone: { notFound: 'This room does not exist (any more).', network: 'The server cannot be reached.' },
@@ -98,6 +99,13 @@ export default {
     open: 'Watch the replay', winner: 'Winner',
   },
   standings: {
+    title: 'Standings', none: 'No game finished here yet.', player: 'Player', games: 'Games', wins: 'Wins',
+    detail: 'Per game', perGame: '{games} played, {wins} won', recent: 'Latest games (replays)',
+    otherDevice: 'Playing on another device?', copyKey: 'Copy my seat key', keyCopied: 'Seat key copied',
+    keyHelp: 'Your seat key proves your name here. On the other device, open this room’s link and paste it under “Played here before?”. Keep it secret: it is your seat.',
+    claimLabel: 'Played here before? Paste your seat key', claim: 'Take my seat back',
+    claimErrors: { bad_claim: 'No game of this table was played with that key.', name_taken: 'That name is already seated here.', full: 'The room is full.', not_in_lobby: 'The game has started: wait for the next one.' },
+    reset: 'Reset standings', resetConfirm: 'Reset the standings of this table for everyone?', resetDone: 'Standings reset',
     figures: {
       bluffs: 'Bluffs', bluffs_caught: 'Bluffs caught', challenges_won: 'Challenges won', eliminations: 'Eliminations',
       points: 'Points', final_challenges: 'Final Challenges won',

@@ -57,6 +57,7 @@ export default {
   settings: {
     timers: 'Temporizadores', turn_seconds: 'Turno (segundos)', response_seconds: 'Respuestas (segundos)',
     choice_seconds: 'Elecciones (segundos)', spectators: 'Permitir espectadores',
+    standing: 'Mesa permanente (la sala dura; las partidas suman)',
   },
   join: { title: 'Únete a esta partida de {game}', started: 'Esta partida ya empezó: puedes mirarla.' },
   gone: { notFound: 'Esta sala no existe (o ya no existe).', network: 'No se puede contactar con el servidor.' },
@@ -98,6 +99,13 @@ export default {
     open: 'Ver la repetición', winner: 'Ganador',
   },
   standings: {
+    title: 'Clasificación', none: 'Aún no ha terminado ninguna partida aquí.', player: 'Jugador', games: 'Partidas', wins: 'Victorias',
+    detail: 'Por juego', perGame: '{games} jugadas, {wins} ganadas', recent: 'Últimas partidas (repeticiones)',
+    otherDevice: '¿Juegas en otro dispositivo?', copyKey: 'Copiar mi clave de asiento', keyCopied: 'Clave de asiento copiada',
+    keyHelp: 'Tu clave de asiento demuestra tu nombre aquí. En el otro dispositivo, abre el enlace de esta sala y pégala en «¿Ya jugaste aquí?». Guárdala en secreto: es tu asiento.',
+    claimLabel: '¿Ya jugaste aquí? Pega tu clave de asiento', claim: 'Recuperar mi asiento',
+    claimErrors: { bad_claim: 'Ninguna partida de esta mesa se jugó con esa clave.', name_taken: 'Ese nombre ya está sentado aquí.', full: 'La sala está llena.', not_in_lobby: 'La partida ya empezó: espera a la siguiente.' },
+    reset: 'Reiniciar la clasificación', resetConfirm: '¿Reiniciar la clasificación de esta mesa para todos?', resetDone: 'Clasificación reiniciada',
     figures: {
       bluffs: 'Faroles', bluffs_caught: 'Faroles pillados', challenges_won: 'Desafíos ganados', eliminations: 'Eliminaciones',
       points: 'Puntos', final_challenges: 'Desafíos Finales ganados',

@@ -9,6 +9,7 @@ import * as capitol from './capitol.js';
 import * as conspiranoicos from './conspiranoicos.js';
 import { qrSvg } from './qr.js';
 import { rulesSheet } from './rules.js';
+import { standingsPanel } from './standings.js';
 
 const TABLES = { capitol, conspiranoicos };
 const TOKEN_PREFIX = 'conflictology:room:';
@@ -548,7 +549,8 @@ function joinScreen() {
           h('button', { type: 'submit', class: 'primary', 'data-k': 'join' }, t('home.joinButton')),
           h('button', { type: 'button', class: 'secondary', 'data-k': 'watch', onclick: () => openRoom(S.code, { watch: true }) }, t('home.watch'))))
       : h('div', null, h('p', { class: 'muted' }, t('join.started')),
-        h('button', { type: 'button', class: 'primary', 'data-k': 'watch', onclick: () => openRoom(S.code, { watch: true }) }, t('home.watch'))));
+        h('button', { type: 'button', class: 'primary', 'data-k': 'watch', onclick: () => openRoom(S.code, { watch: true }) }, t('home.watch'))),
+    standingsFor());
 }
 
 function goneScreen() {
@@ -633,7 +635,19 @@ function lobbyScreen() {
 
   return h('div', { class: 'lobby' },
     h('h1', { class: 'lobby-title' }, t(`games.${room.game}.name`)),
-    h('div', { class: 'lobby-grid' }, seatsPanel, share, optionsPanel));
+    h('div', { class: 'lobby-grid' }, seatsPanel, share, optionsPanel, standingsFor()));
+}
+
+// A standing room's standings (js/standings.js): lobby, join and end screens.
+function standingsFor() {
+  return standingsPanel({
+    api: S.api, code: S.code, room: S.room, token: S.spectator ? null : S.token, host: isHost(), base: S.base,
+    onToast: showToast,
+    onClaimed: (res) => {
+      store(TOKEN_PREFIX + S.code, { token: res.token, seat: res.seat, name: res.name });
+      openRoom(S.code);
+    },
+  });
 }
 
 function optionSummary(room) {
@@ -724,6 +738,7 @@ function endPanel(c, mod) {
   return h('section', { class: ['panel', 'end', youWon && 'won'], 'aria-labelledby': 'end-h', 'data-testid': 'end' },
     h('h2', { id: 'end-h' }, title),
     mod.endDetail ? mod.endDetail(c) : null,
+    standingsFor(),
     h('div', { class: 'row' },
       host ? h('button', { type: 'button', class: 'primary', 'data-k': 'rematch',
         onclick: () => hostCall(() => S.api.rematch(S.code, token())) }, t('end.rematch'))

@@ -25,4 +25,5 @@ export const SETTINGS = [
   { key: 'response_seconds', kind: 'seconds', default: 12 },
   { key: 'choice_seconds', kind: 'seconds', default: 30 },
   { key: 'spectators', kind: 'bool', default: true },
+  { key: 'standing', kind: 'bool', default: false },
 ];
