@@ -37,10 +37,12 @@ from conflictology.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from conflictology.server.metrics import Metrics
 from conflictology.server.protocol import RoomSettings
 from conflictology.server.rooms import (
+    MYSTERY,
     Room,
     RoomError,
     RoomStatus,
     default_level,
+    mystery_pool,
     normalize_code,
     plausible_code,
 )
@@ -408,7 +410,8 @@ class Api:
                 game = games.get(name)
             except Exception:  # a game not installed yet is simply not offered
                 continue
-            levels = bots.offered(game)
+            # A mystery bot too: one of the pool, drawn at each start and named only at the end.
+            levels = [*bots.offered(game), MYSTERY]
             offered.update(dict.fromkeys(levels))
             out.append(
                 {
@@ -420,6 +423,7 @@ class Api:
                     # The closed list POST /api/rooms/{code}/bots accepts for this game.
                     "bots": levels,
                     "default_level": default_level(game),
+                    "mystery": mystery_pool(game),
                 }
             )
         return JSONResponse(

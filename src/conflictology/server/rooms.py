@@ -75,6 +75,17 @@ def default_level(game: Game) -> str:
     return bots.DEFAULT_LEVEL
 
 
+# A bot whose personality the table learns only at the end of the game (drawn anew at each start).
+MYSTERY = "mystery"
+
+
+def mystery_pool(game: Game) -> list[str]:
+    """What a mystery bot may be: the game's named personalities (Capitol's), else its levels."""
+    offered = bots.offered(game)
+    pool = [name for name in offered if name.startswith("heuristic-")]
+    return pool or [lv for lv in ("easy", "normal", "hard") if lv in offered] or [default_level(game)]
+
+
 class RoomStatus(StrEnum):
     LOBBY = "lobby"
     PLAYING = "playing"
@@ -136,6 +147,7 @@ class Seat:
     level: str | None = None
     afk: bool = False  # a disconnected player past the grace period: a bot plays for them
     left: bool = False  # the player left (or was kicked) mid-game: a bot plays on
+    mystery: bool = False  # a mystery bot: its level is shown only once the game is over
 
     @property
     def bot_controlled(self) -> bool:
@@ -225,7 +237,10 @@ class Room:
                 "connected": s.bot or i in connected,
             }
             if s.bot:
-                entry["level"] = s.level
+                hidden = s.mystery and self.status is not RoomStatus.OVER
+                entry["level"] = MYSTERY if hidden else s.level
+                if s.mystery:
+                    entry["mystery"] = True
             if s.afk:
                 entry["afk"] = True
             if s.left:
@@ -314,7 +329,8 @@ class Room:
         self._require_lobby()
         game = self.game
         level = level or default_level(game)
-        if not bots.is_offered(level, game):
+        mystery = level == MYSTERY
+        if not mystery and not bots.is_offered(level, game):
             # A closed list: a spec with parameters ("ismcts:seconds=1e9") would let anyone set
             # what a bot costs the server (the library and the command line still take them).
             raise RoomError(
@@ -326,6 +342,12 @@ class Room:
         added = []
         for _ in range(count):
             n = sum(1 for s in self.seats if s.bot) + 1
+            if mystery:
+                name = distinct_name(f"Mystery bot {n}", (s.name for s in self.seats))
+                chosen = secrets.choice(mystery_pool(game))
+                self.seats.append(Seat(id=uuid.uuid4().hex, name=name, bot=True, level=chosen, mystery=True))
+                added.append(len(self.seats) - 1)
+                continue
             name = distinct_name(f"Bot {n} ({level})", (s.name for s in self.seats))
             self.seats.append(Seat(id=uuid.uuid4().hex, name=name, bot=True, level=level))
             added.append(len(self.seats) - 1)
@@ -382,7 +404,7 @@ class Room:
                 seated = f"{game.title} seats at most {game.max_players}; {len(self.seats)} are seated"
                 raise RoomError(409, "player_count", seated)
             for s in self.seats:
-                if s.bot and s.level and not bots.is_offered(s.level, game):
+                if s.bot and not s.mystery and s.level and not bots.is_offered(s.level, game):
                     message = f"{s.name} does not play {game.title}: remove it first"
                     raise RoomError(409, "unknown_level", message)
             opts = dict(options or {})
@@ -421,6 +443,9 @@ class Room:
             state = game.new_game(players=n, seed=seed, options=self.options)
         except ValueError as exc:
             raise RoomError(400, "bad_options", str(exc)) from None
+        for s in self.seats:
+            if s.mystery:  # a new mystery each game
+                s.level = secrets.choice(mystery_pool(game))
         self.state = state
         self.initial_json = state.to_json()
         self.actions = []
