@@ -251,3 +251,28 @@ def test_a_standing_tables_standings_in_the_lobby_the_end_screen_and_a_new_devic
     other.locator("[data-k=reset-standings]").click()
     expect(other.get_by_test_id("standings-empty")).to_be_visible()
     assert not errors, errors
+
+
+def test_the_lobby_seats_a_personality_or_a_mystery_bot(browser: Browser, server: WebServer) -> None:
+    table = make_table(Server(server.url), "capitol", humans=1, settings={"timers": False})
+    page = browser.new_context().new_page()
+    errors = watch_errors(page)
+    remember_seat(page, table)
+    page.goto(f"{server.url}/?room={table.code}&lang=es")
+    select = page.locator("[data-k=bot-level]")
+    values = select.locator("option").evaluate_all("els => els.map(e => e.value)")
+    wanted = {"heuristic-honest", "heuristic-bluffer", "heuristic-sceptic", "heuristic-aggressive", "mystery"}
+    assert wanted <= set(values)
+    select.select_option("heuristic-sceptic")
+    expect(page.get_by_test_id("bot-about")).to_have_text("Desafía las declaraciones dudosas.")
+    page.locator("[data-k=add-bot]").click()
+    select = page.locator("[data-k=bot-level]")
+    select.select_option("mystery")
+    page.locator("[data-k=add-bot]").click()
+    expect(page.locator(".seats .seat")).to_have_count(3)
+    expect(page.locator(".seats .seat").nth(1)).to_contain_text("el escéptico")
+    expect(page.locator(".seats .seat").nth(2)).to_contain_text("Mystery bot 2")  # the second bot
+    expect(page.locator(".seats .seat").nth(2)).to_contain_text("bot misterioso")
+    with server.api() as http:
+        assert http.get(f"/api/rooms/{table.code}").json()["seats"][2]["level"] == "mystery"
+    assert not errors, errors

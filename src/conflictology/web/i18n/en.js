@@ -72,6 +72,16 @@ export default {
   levels: {
     default: 'Bot: good (default)', easy: 'easy', normal: 'normal', hard: 'hard', random: 'random',
     heuristic: 'heuristic', ismcts: 'search',
+    'heuristic-honest': 'the honest one', 'heuristic-bluffer': 'the bluffer', 'heuristic-sceptic': 'the sceptic',
+    'heuristic-aggressive': 'the aggressor', mystery: 'mystery bot',
+    about: {
+      default: 'A good opponent (the normal level).', easy: 'A third of its decisions at random: for a first game.',
+      normal: 'Strong against casual play; answers at once.', hard: 'Searches for about 0.3 s a decision.',
+      random: 'Plays any legal move.', 'heuristic-honest': 'Claims only what it holds.',
+      'heuristic-bluffer': 'Bluffs Bankers, Hackers and Judges freely.', 'heuristic-sceptic': 'Calls doubtful claims.',
+      'heuristic-aggressive': 'Hacks and steals early.',
+      mystery: 'One of the personalities (a level in Conspiranoicos), drawn at each start and revealed at the end.',
+    },
   },
   end: {
     sharedYou: 'A shared victory: you win together!', youWin: 'You win!', winners: '{names} won',

@@ -72,6 +72,16 @@ export default {
   levels: {
     default: 'Bot: bueno (por defecto)', easy: 'fácil', normal: 'normal', hard: 'difícil', random: 'al azar',
     heuristic: 'heurístico', ismcts: 'búsqueda',
+    'heuristic-honest': 'el honesto', 'heuristic-bluffer': 'el farolero', 'heuristic-sceptic': 'el escéptico',
+    'heuristic-aggressive': 'el agresivo', mystery: 'bot misterioso',
+    about: {
+      default: 'Un buen rival (el nivel normal).', easy: 'Un tercio de sus decisiones al azar: para una primera partida.',
+      normal: 'Fuerte contra el juego casual; responde al instante.', hard: 'Busca unos 0,3 s por decisión.',
+      random: 'Juega cualquier jugada legal.', 'heuristic-honest': 'Solo declara lo que tiene.',
+      'heuristic-bluffer': 'Se tira faroles de Banquero, Hacker y Juez sin reparo.', 'heuristic-sceptic': 'Desafía las declaraciones dudosas.',
+      'heuristic-aggressive': 'Hackea y roba pronto.',
+      mystery: 'Una de las personalidades (un nivel en Conspiranoicos), sorteada en cada inicio y revelada al final.',
+    },
   },
   end: {
     sharedYou: 'Victoria compartida: ¡ganáis juntos!', youWin: '¡Has ganado!', winners: 'Ganó {names}',

@@ -670,11 +670,15 @@ function optionSummary(room) {
 }
 
 function botAdder() {
+  // The levels, the game's named personalities (docs/bots.md) and a mystery bot, each described.
+  const choices = [...BOT_LEVELS, ...((GAMES[S.room && S.room.game] || {}).bots || []), 'mystery'];
+  const about = (lv) => t(`levels.about.${lv || 'default'}`);
   const select = h('select', { 'aria-label': t('lobby.botLevel'), 'data-k': 'bot-level' },
-    BOT_LEVELS.map((lv) => h('option', { value: lv, selected: S.botLevel === lv }, t(`levels.${lv || 'default'}`))));
-  select.addEventListener('change', () => { S.botLevel = select.value; });
+    choices.map((lv) => h('option', { value: lv, selected: S.botLevel === lv }, t(`levels.${lv || 'default'}`))));
+  const line = h('p', { class: 'muted small bot-about', 'data-testid': 'bot-about' }, about(S.botLevel || ''));
+  select.addEventListener('change', () => { S.botLevel = select.value; line.textContent = about(select.value); });
   return h('div', { class: 'row bot-adder' },
-    select,
+    select, line,
     h('button', { type: 'button', class: 'secondary', 'data-k': 'add-bot',
       onclick: () => hostCall(() => S.api.addBots(S.code, token(), 1, select.value || undefined)) }, t('lobby.addBot')));
 }

@@ -8,6 +8,8 @@ export const GAMES = {
       { key: 'anyone_challenges_block', kind: 'bool', default: false },
       { key: 'steal_blockers', kind: 'set', choices: ['mafia', 'police', 'reporter'], default: [] },
     ],
+    // Named personalities a host may seat (docs/bots.md "Capitol personalities").
+    bots: ['heuristic-honest', 'heuristic-bluffer', 'heuristic-sceptic', 'heuristic-aggressive'],
   },
   conspiranoicos: {
     min: 2, max: 2,
