@@ -24,7 +24,16 @@ from conflictology.server.protocol import RoomSettings
 from conflictology.server.rooms import Room
 from conflictology.server.store import Store
 from redis_helpers import clear_prefix, new_prefix, redis_server
-from server_helpers import Player, Server, ServerProcess, auth, make_table, play_randomly, start
+from server_helpers import (
+    Player,
+    Server,
+    ServerProcess,
+    auth,
+    make_table,
+    play_randomly,
+    start,
+    thread_server,
+)
 from test_redis_postgres import plain_postgres_url
 
 
@@ -193,3 +202,17 @@ def test_a_standing_room_outlasts_the_idle_sweep(tmp_path: Path) -> None:
         assert asyncio.run(run()) == [["AAAAAA"], [], ["BBBBBB"]]
     finally:
         store.close()
+
+
+def test_standings_and_claims_are_bounded_per_address(tmp_path: Path) -> None:
+    """The standings are a read, a claim a write: each under the address's existing budgets."""
+    with thread_server(tmp_path) as srv:
+        table = make_table(srv, "capitol", humans=1, settings={"standing": True})
+        with srv.http() as http:
+            claims = [
+                http.post(f"/api/rooms/{table.code}/claim", json={"token": f"guess{i}"}).status_code
+                for i in range(260)
+            ]
+            reads = [http.get(f"/api/rooms/{table.code}/standings").status_code for _ in range(360)]
+    assert claims[0] == 403 and 429 in claims  # writes: bursts of 200, then 20/s
+    assert reads[0] == 200 and 429 in reads  # reads: bursts of 300, then 50/s
