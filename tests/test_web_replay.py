@@ -208,11 +208,18 @@ def test_a_stranger_is_refused_a_private_games_replay(browser: Browser, server: 
     assert stranger.locator("[data-card]").count() == 0
     # The player's own game page links to it from the end screen.
     page = browser.new_context().new_page()
+    errors = watch_errors(page)
     remember_seat(page, table)
     page.goto(f"{server.url}/?room={table.code}")
     link = page.locator("a[data-k=replay]")
     expect(link).to_be_visible()
     assert f"/replay/{record['id']}" in (link.get_attribute("href") or "")
+    # After the rematch the lobby lists the earlier game, linked to its replay.
+    with server.api() as http:
+        r = http.post(f"/api/rooms/{table.code}/rematch", headers=auth(table.host_token))
+        assert r.status_code == 200
+    expect(page.locator(f"[data-testid=past-games] a[href*='/replay/{record['id']}']")).to_have_count(1)
+    assert not errors, errors
 
 
 def test_a_standing_tables_standings_in_the_lobby_the_end_screen_and_a_new_device(

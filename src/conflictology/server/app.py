@@ -546,7 +546,11 @@ class Api:
     @staticmethod
     def _standings(room: Room) -> dict[str, Any]:
         # Counts and names only, added once a game is over: nothing of a game being played.
-        return {"code": room.code, "standing": room.settings.standing, **standings.public(room.standings)}
+        out = {"code": room.code, "standing": room.settings.standing, **standings.public(room.standings)}
+        if not room.settings.standing:
+            # Any room lists its earlier games (before its rematches), for their replays.
+            out["games"] = [{"id": g} for g in room.past_games[-standings.MAX_GAMES :]]
+        return out
 
     async def get_standings(self, request: Request) -> Response:
         room = await self.hub.room(self._code(request))

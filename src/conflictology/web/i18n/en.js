@@ -109,7 +109,7 @@ export default {
     open: 'Watch the replay', winner: 'Winner',
   },
   standings: {
-    title: 'Standings', none: 'No game finished here yet.', player: 'Player', games: 'Games', wins: 'Wins',
+    nthGame: 'Game {n}', title: 'Standings', none: 'No game finished here yet.', player: 'Player', games: 'Games', wins: 'Wins',
     detail: 'Per game', perGame: '{games} played, {wins} won', recent: 'Latest games (replays)',
     otherDevice: 'Playing on another device?', copyKey: 'Copy my seat key', keyCopied: 'Seat key copied',
     keyHelp: 'Your seat key proves your name here. On the other device, open this room’s link and paste it under “Played here before?”. Keep it secret: it is your seat.',

@@ -109,7 +109,7 @@ export default {
     open: 'Ver la repetición', winner: 'Ganador',
   },
   standings: {
-    title: 'Clasificación', none: 'Aún no ha terminado ninguna partida aquí.', player: 'Jugador', games: 'Partidas', wins: 'Victorias',
+    nthGame: 'Partida {n}', title: 'Clasificación', none: 'Aún no ha terminado ninguna partida aquí.', player: 'Jugador', games: 'Partidas', wins: 'Victorias',
     detail: 'Por juego', perGame: '{games} jugadas, {wins} ganadas', recent: 'Últimas partidas (repeticiones)',
     otherDevice: '¿Juegas en otro dispositivo?', copyKey: 'Copiar mi clave de asiento', keyCopied: 'Clave de asiento copiada',
     keyHelp: 'Tu clave de asiento demuestra tu nombre aquí. En el otro dispositivo, abre el enlace de esta sala y pégala en «¿Ya jugaste aquí?». Guárdala en secreto: es tu asiento.',

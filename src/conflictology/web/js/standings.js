@@ -30,19 +30,43 @@ function table(data) {
         figureCells(per) ? ` · ${figureCells(per)}` : '')))))));
 }
 
-function recent(data, base) {
+function recent(data, base, open = false) {
   const games = data.games.slice(-5).reverse();
   if (!games.length) return null;
-  return h('details', { class: 'standings-games' }, h('summary', null, t('standings.recent')),
-    h('ul', null, games.map((g) => h('li', null,
+  return h('details', { class: 'standings-games', open }, h('summary', null, t('standings.recent')),
+    h('ul', null, games.map((g, i) => h('li', null,
       h('a', { href: `${base || ''}/replay/${encodeURIComponent(g.id)}#room=${encodeURIComponent(data.code)}`, target: '_blank', rel: 'noopener' },
-        `${t(`games.${g.game}.name`)}: ${g.winners.join(' & ') || '—'}`)))));
+        g.game ? `${t(`games.${g.game}.name`)}: ${(g.winners || []).join(' & ') || '—'}` : t('standings.nthGame', { n: data.games.length - i }))))));
+}
+
+// Any other room: its earlier games (before its rematches), each linked to its replay, in the lobby.
+function pastGames(opts) {
+  if (opts.room.status !== 'lobby') return null;
+  const key = `past:${opts.room.game_id || ''}:${opts.room.status}`;
+  const cached = cache.get(opts.code);
+  const box = h('div', { class: 'past-games', 'data-testid': 'past-games' });
+  const show = (target, data) => {
+    clear(target);
+    const list = data && recent(data, opts.base, true);
+    if (list) target.append(list);
+  };
+  if (cached && cached.data) show(box, cached.data);
+  if (!cached || cached.key !== key) {
+    cache.set(opts.code, { key, at: Date.now(), data: cached ? cached.data : null });
+    opts.api.request('GET', `/api/rooms/${encodeURIComponent(opts.code)}/standings`).then((data) => {
+      cache.set(opts.code, { key, at: Date.now(), data });
+      const live = document.querySelector('[data-testid=past-games]');
+      if (live) show(live, data);
+    }).catch(() => { /* nothing to list */ });
+  }
+  return box;
 }
 
 // opts: { api, code, room, token, host, base, onToast(text, kind), onClaimed({seat, token, name}) }
 export function standingsPanel(opts) {
   const { room } = opts;
-  if (!room || !room.settings || !room.settings.standing) return null;
+  if (!room || !room.settings) return null;
+  if (!room.settings.standing) return pastGames(opts);
   const body = h('div', { class: 'standings-body' });
   const panel = h('section', { class: 'panel standings-panel', 'data-testid': 'standings', 'aria-labelledby': 'standings-h' },
     h('h2', { id: 'standings-h' }, t('standings.title')),
