@@ -20,7 +20,7 @@ from typing import Any
 # Bounds: a room is open to anyone with its code, so its record cannot grow without limit.
 MAX_NAMES = 64  # beyond it, the name that played longest ago is dropped
 MAX_GAMES = 50  # games listed (the sums cover every game since the last reset)
-MAX_KEYS = 16  # token hashes kept per name (its newest devices)
+MAX_KEYS = 4  # token hashes kept per name (its newest devices; the record is in every snapshot)
 
 
 def name_key(name: str) -> str:
