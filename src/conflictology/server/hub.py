@@ -821,7 +821,8 @@ class Hub:
                 log.exception("sweep failed")
 
     async def sweep(self, now: float | None = None) -> list[str]:
-        """Remove rooms nobody is connected to that have not changed for ``idle_seconds``."""
+        """Remove rooms nobody is connected to that have not changed for ``idle_seconds`` (a standing
+        room: ``standing_idle_seconds``)."""
         now = time.time() if now is None else now
         removed = []
         for code in await self.backend.codes():
