@@ -136,6 +136,19 @@ def test_extension_popup_creates_a_room_a_page_joins(
         tab.wait_for_selector(".capitol-table")
         expect(tab.locator("body")).to_have_class("extension")
         expect(tab.locator(".me-area .pname")).to_contain_text("Pat")
+        # Reloaded, the tab is still a full tab (issue 17.1: the address kept `tab=1`), laid out for
+        # its own width rather than the popup's 420 px column.
+        tab.set_viewport_size({"width": 1280, "height": 800})
+        assert "tab=1" in tab.url
+        tab.reload()
+        tab.wait_for_selector(".capitol-table")
+        assert "tab=1" in tab.url
+        expect(tab.locator("body")).to_have_class("extension")
+        width = tab.evaluate("document.querySelector('main').getBoundingClientRect().width")
+        assert width > 1000, width
+        log_box = tab.locator(".log").bounding_box()
+        opponents_box = tab.locator(".opponents").bounding_box()
+        assert log_box and opponents_box and log_box["x"] >= opponents_box["x"] + opponents_box["width"]
 
         # The real toolbar popup (no tab of its own: it reports to the service worker) reopens on
         # the game in progress.

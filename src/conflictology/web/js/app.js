@@ -54,9 +54,15 @@ function savedSeat(code) { return load(TOKEN_PREFIX + code); }
 
 // ---- navigation ----------------------------------------------------------------------------------
 
+// Parameters that say how the page is shown rather than which room: they survive every rewrite of
+// the address (the extension's full tab is `?tab=1`; dropping it made a reload come back as a popup).
+const KEPT_PARAMS = ['tab'];
+
 function setUrl(code, extra = {}) {
   const url = new URL(location.href);
+  const kept = KEPT_PARAMS.map((k) => [k, url.searchParams.get(k)]).filter(([, v]) => v);
   url.search = '';
+  for (const [k, v] of kept) url.searchParams.set(k, v);
   if (url.pathname.startsWith('/r/')) url.pathname = '/';
   if (code) url.searchParams.set('room', code);
   for (const [k, v] of Object.entries(extra)) if (v) url.searchParams.set(k, v);
