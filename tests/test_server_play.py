@@ -190,6 +190,52 @@ def test_a_bot_stands_in_after_the_grace_period_until_the_player_returns(server:
         p.close()
 
 
+def test_a_player_who_left_mid_game_takes_the_seat_back_with_the_same_token(server: Server) -> None:
+    """Issue 17.2: leaving mid-game hands the seat to a bot, and the same token (the same browser)
+    takes it back while the game lasts; the change is saved before anyone hears of it. A kicked
+    token, a second rejoin and a rejoin after the game are refused and change nothing."""
+    from conflictology.server.store import Store
+
+    table = make_table(server, "toy", humans=3, options={"cards": 2}, settings={"timers": False})
+    players = [Player(server, table.code, table.tokens[i], i) for i in range(3)]
+    start(table)
+    url = f"/api/rooms/{table.code}"
+    with server.http() as http:
+        r = http.post(f"{url}/rejoin", headers=auth(table.tokens[1]))
+        assert r.status_code == 409 and r.json()["code"] == "not_left"
+        assert http.post(f"{url}/leave", headers=auth(table.tokens[1])).status_code == 200
+        players[1].wait_for(lambda m: m["type"] == "left")
+        assert http.get(url).json()["seats"][1]["left"] is True
+        r = http.post(f"{url}/rejoin", headers=auth(table.tokens[1]))
+        assert r.status_code == 200, r.text
+        assert r.json()["seat"] == 1 and not r.json()["room"]["seats"][1].get("left")
+        # Durable before it was answered: the room's saved snapshot already has the seat back.
+        saved = {room["code"]: room for room in Store(server.app.state.config.db_url).load_rooms()}
+        assert not saved[table.code]["seats"][1].get("left")
+        # Everyone sees the seat taken back.
+        players[0].wait_for(lambda m: m["type"] == "state" and not m["room"]["seats"][1].get("left"))
+        assert http.get(url).json()["seats"][1].get("left") is None
+        r = http.post(f"{url}/rejoin", headers=auth(table.tokens[1]))
+        assert r.status_code == 409 and r.json()["code"] == "not_left"
+        # A kicked player has no way back.
+        assert http.post(f"{url}/kick", json={"seat": 2}, headers=auth(table.host_token)).status_code == 200
+        r = http.post(f"{url}/rejoin", headers=auth(table.tokens[2]))
+        assert r.status_code == 401
+    back = Player(server, table.code, table.tokens[1], 1)
+    state = back.wait_for(is_state)
+    assert state["view"]["you"] == 1
+    play_randomly([players[0], back])
+    with server.http() as http:
+        assert http.post(f"{url}/leave", headers=auth(table.tokens[1])).status_code == 200
+        r = http.post(f"{url}/rejoin", headers=auth(table.tokens[1]))
+        assert r.status_code == 401  # after the game, leaving gives the seat up for good
+    record = game_record(server, table.code)
+    # The seat's own moves after the rejoin are the player's, not the bot's.
+    assert any(a["seat"] == 1 and a["by"] == "player" for a in record["actions"])
+    for p in (*players, back):
+        p.close()
+
+
 def test_leaving_mid_game_hands_the_seat_to_a_bot_and_the_host_role_on(server: Server) -> None:
     table = make_table(
         server, "toy", humans=3, options={"cards": 2}, settings={"timers": False, "public": True}

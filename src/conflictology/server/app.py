@@ -582,6 +582,13 @@ class Api:
         _room, _ = await self.hub.change(self._code(request), leave)
         return JSONResponse({"left": True})
 
+    async def rejoin(self, request: Request) -> Response:
+        await self._body(request, protocol.Empty)
+        token = self._token(request)
+        # Durable before anyone hears of it: hub.change returns once the room is committed and shown.
+        room, seat = await self.hub.change(self._code(request), lambda r: r.rejoin(token))
+        return JSONResponse({"seat": seat, "room": room.info(self.hub.connected_seats(room))})
+
     @staticmethod
     def _game_id(request: Request) -> str:
         game_id = str(request.path_params["game_id"])
@@ -916,6 +923,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         Route("/api/rooms/{code}/standings", api.get_standings, methods=["GET"]),
         Route("/api/rooms/{code}/standings/reset", api.reset_standings, methods=["POST"]),
         Route("/api/rooms/{code}/claim", api.claim, methods=["POST"]),
+        Route("/api/rooms/{code}/rejoin", api.rejoin, methods=["POST"]),
         Route("/api/games", api.list_games, methods=["GET"]),
         Route("/api/games/{game_id}", api.get_game, methods=["GET"]),
         Route("/api/games/{game_id}/replay", api.get_replay, methods=["GET"]),

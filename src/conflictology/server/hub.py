@@ -776,8 +776,14 @@ class Hub:
         )
         if action is None:
             action = fallback
+        def bot_act(r: Room, chosen: Any) -> None:
+            # The player may have taken the seat back (rejoin) while the bot thought.
+            if not r.seats[seat].bot_controlled:
+                raise RoomError(409, "no_change", "the seat's player is back")
+            r.act(seat, chosen, seq, time.time(), by="bot")
+
         try:
-            await self.change(code, lambda r: r.act(seat, action, seq, time.time(), by="bot"))
+            await self.change(code, lambda r: bot_act(r, action))
         except RoomError as exc:
             if exc.code in ("illegal", "bad_action"):
                 # Not the message: it may quote the action or the seat's legal list (its own cards).
@@ -790,7 +796,7 @@ class Hub:
                     code,
                 )
                 with contextlib.suppress(RoomError):
-                    await self.change(code, lambda r: r.act(seat, fallback, seq, time.time(), by="bot"))
+                    await self.change(code, lambda r: bot_act(r, fallback))
 
     async def _grace(self, code: str, seat_id: str, deadline: float) -> None:
         while (left := deadline - time.time()) > 0:

@@ -380,7 +380,11 @@ class Room:
 
     def leave(self, seat: int) -> None:
         target = self.seats[seat]
-        if self._holds_game():
+        if self.status is RoomStatus.PLAYING:
+            # A bot plays on, and the token still names the seat: the same browser may take it back
+            # while this game lasts (rejoin). A kick clears the token; the rematch drops the seat.
+            target.left = True
+        elif self._holds_game():
             target.left = True
             target.token_hash = None
         else:
@@ -388,6 +392,22 @@ class Room:
         if target.id == self.host:
             # Host role passes to the next human still seated, in seat order.
             self.host = next((s.id for s in self.seats if not s.bot and not s.left), None)
+
+    def rejoin(self, token: str | None) -> int:
+        """A player who left this game takes their seat back from the bot (their own token, while
+        the game is being played); returns the seat."""
+        seat = self.require_seat(token)
+        if self.status is not RoomStatus.PLAYING:
+            message = f"the room is {self.status.value}: a seat is taken back only mid-game"
+            raise RoomError(409, "not_playing", message)
+        target = self.seats[seat]
+        if not target.left:
+            raise RoomError(409, "not_left", "this seat is still yours: there is nothing to take back")
+        target.left = False
+        target.afk = False
+        if self.host is None:
+            self.host = target.id
+        return seat
 
     def patch(
         self, options: dict[str, Any] | None, settings: RoomSettings | None, game_name: str | None = None

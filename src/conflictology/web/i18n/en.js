@@ -367,4 +367,14 @@ export default {
       ] },
     ],
   },
+
+  // Issue 17 (a new user's rough edges): leaving mid-game and coming back, and the texts below.
+  leaving: {
+    title: 'Leave this game?',
+    body: 'A bot will play your seat. From this browser you can take it back while the game lasts.',
+    yes: 'Leave the game', stay: 'Stay',
+    leftTitle: 'You left this game of {game}',
+    leftBody: 'A bot is playing your seat. You can take it back while the game lasts.',
+    rejoin: 'Take my seat back',
+  },
 };

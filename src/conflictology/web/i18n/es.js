@@ -367,4 +367,14 @@ export default {
       ] },
     ],
   },
+
+  // Issue 17 (asperezas de un usuario nuevo): salir a mitad de partida y volver, y los textos de abajo.
+  leaving: {
+    title: '¿Salir de esta partida?',
+    body: 'Un bot jugará tu asiento. Desde este navegador podrás recuperarlo mientras dure la partida.',
+    yes: 'Salir de la partida', stay: 'Quedarme',
+    leftTitle: 'Has salido de esta partida de {game}',
+    leftBody: 'Un bot juega tu asiento. Puedes recuperarlo mientras dure la partida.',
+    rejoin: 'Recuperar mi asiento',
+  },
 };

@@ -49,6 +49,8 @@ export class Api {
   patchRoom(code, token, body) { return this.request('PATCH', `/api/rooms/${enc(code)}`, body, token); }
   rematch(code, token) { return this.request('POST', `/api/rooms/${enc(code)}/rematch`, {}, token); }
   leave(code, token) { return this.request('POST', `/api/rooms/${enc(code)}/leave`, {}, token); }
+  // A seat left mid-game is taken back with its own token while the game lasts.
+  rejoin(code, token) { return this.request('POST', `/api/rooms/${enc(code)}/rejoin`, {}, token); }
 
   wsUrl(code, token) {
     const origin = this.base || location.origin;

@@ -80,6 +80,11 @@ async function openRoom(code, { watch = false } = {}) {
   // The toolbar popup closes at every click outside it: reopening it returns to this room.
   store(LAST_KEY, code);
   const saved = savedSeat(code);
+  S.canRejoin = false;
+  if (saved && saved.token && saved.left && !watch) {
+    await openLeftRoom(code, saved);
+    return;
+  }
   if (saved && saved.token && !watch) {
     S.token = saved.token;
     S.seat = saved.seat;
@@ -141,7 +146,7 @@ function goHome() {
   if (S.conn) S.conn.close();
   store(LAST_KEY, null);
   Object.assign(S, { conn: null, code: null, token: null, seat: null, spectator: false, room: null, msg: null,
-    screen: 'home', connStatus: 'idle' });
+    screen: 'home', connStatus: 'idle', canRejoin: false, confirmLeave: false });
   setUrl(null);
   render();
 }
@@ -192,8 +197,10 @@ function onMessage(msg) {
     showToast(t('status.replaced'), 'error');
     render();
   } else if (msg.type === 'left') {
-    // Kicked by the host (or the seat was given up elsewhere): this browser no longer holds it.
-    store(TOKEN_PREFIX + S.code, null);
+    // Kicked by the host (or the seat was given up elsewhere): this browser no longer holds it,
+    // unless it left the game itself (another tab did): then the token may still take it back.
+    const saved = savedSeat(S.code);
+    if (!(saved && saved.left)) store(TOKEN_PREFIX + S.code, null);
     showToast(t('status.left'), 'error');
     const code = S.code;
     goHome();
@@ -540,6 +547,7 @@ async function joinRoom(code, name) {
 // ---- join (a join link opened with no seat yet) ---------------------------------------------------------
 
 function joinScreen() {
+  if (S.canRejoin) return rejoinScreen();
   const room = S.room || {};
   const canJoin = room.status === 'lobby';
   const savedName = load(NAME_KEY) || '';
@@ -700,6 +708,108 @@ async function leaveRoom() {
   }
 }
 
+// ---- leaving mid-game, and taking the seat back (issue 17.2) ------------------------------------------
+// Leaving a game being played asks first; a bot plays the seat, and this browser keeps the token
+// (marked `left`) so that it may take the seat back while the game lasts (POST …/rejoin).
+
+function gameOn() {
+  return !!(S.room && S.room.status === 'playing' && S.msg && !(S.msg.view && isOver(S.msg.view)));
+}
+
+function askLeave() {
+  if (!gameOn()) { leaveRoom(); return; }
+  S.confirmLeave = true;
+  render();
+  const stay = document.querySelector('[data-k=leave-stay]');
+  if (stay) stay.focus();
+}
+
+function leaveConfirm() {
+  const close = () => { S.confirmLeave = false; render(); };
+  return h('div', { class: 'leave-confirm', role: 'alertdialog', 'aria-modal': 'false', 'aria-labelledby': 'leave-h',
+    'aria-describedby': 'leave-p', 'data-testid': 'leave-confirm',
+    onkeydown: (ev) => { if (ev.key === 'Escape') close(); } },
+  h('h2', { id: 'leave-h' }, t('leaving.title')),
+  h('p', { id: 'leave-p' }, t('leaving.body')),
+  h('div', { class: 'row' },
+    h('button', { type: 'button', class: 'danger', 'data-k': 'leave-yes', onclick: leaveGame }, t('leaving.yes')),
+    h('button', { type: 'button', class: 'secondary', 'data-k': 'leave-stay', onclick: close }, t('leaving.stay'))));
+}
+
+async function leaveGame() {
+  const code = S.code;
+  const saved = savedSeat(code) || {};
+  const seatToken = S.token;
+  S.confirmLeave = false;
+  store(TOKEN_PREFIX + code, { ...saved, token: seatToken, seat: S.seat, left: true });
+  if (S.conn) S.conn.close();
+  S.conn = null;
+  try {
+    await S.api.leave(code, seatToken);
+  } catch (err) {
+    showToast(errorText(err.code, err.message), 'error');
+  }
+  await openRoom(code);
+}
+
+async function openLeftRoom(code, saved) {
+  S.token = null;
+  S.spectator = false;
+  try {
+    S.room = await S.api.room(code);
+  } catch (err) {
+    S.screen = 'gone';
+    S.goneReason = err instanceof ApiError && err.status === 404 ? 'notFound' : 'network';
+    setUrl(code);
+    render();
+    return;
+  }
+  const seat = (S.room.seats || []).find((x) => x.seat === saved.seat);
+  if (S.room.status === 'playing' && seat && seat.left) {
+    S.canRejoin = true;
+  } else {
+    // The game ended (or the seat is gone): nothing to take back.
+    store(TOKEN_PREFIX + code, null);
+  }
+  S.screen = 'join';
+  setUrl(code);
+  render();
+}
+
+function rejoinScreen() {
+  const room = S.room || {};
+  return h('div', { class: 'panel join-room', 'data-testid': 'rejoin' },
+    h('h2', null, t('leaving.leftTitle', { game: t(`games.${room.game}.name`) })),
+    h('p', { class: 'muted' }, t('leaving.leftBody')),
+    h('div', { class: 'row' },
+      h('button', { type: 'button', class: 'primary', 'data-k': 'rejoin', onclick: rejoinSeat }, t('leaving.rejoin')),
+      h('button', { type: 'button', class: 'secondary', 'data-k': 'watch', onclick: () => openRoom(S.code, { watch: true }) }, t('home.watch')),
+      h('button', { type: 'button', class: 'ghost', 'data-k': 'home', onclick: goHome }, t('common.home'))));
+}
+
+async function rejoinSeat() {
+  const code = S.code;
+  const saved = savedSeat(code);
+  if (!saved || !saved.token) return;
+  try {
+    const res = await S.api.rejoin(code, saved.token);
+    const { left, ...kept } = saved;
+    store(TOKEN_PREFIX + code, { ...kept, seat: res.seat });
+    S.canRejoin = false;
+    S.room = res.room;
+    S.screen = 'connecting';
+    await openRoom(code);
+  } catch (err) {
+    // The game ended meanwhile, or the seat was given away for good: forget it.
+    if (err instanceof ApiError && (err.status === 401 || err.status === 409)) {
+      store(TOKEN_PREFIX + code, null);
+      S.canRejoin = false;
+      await openRoom(code);
+    }
+    showToast(errorText(err.code, err.message), 'error');
+  }
+}
+
 // ---- table ---------------------------------------------------------------------------------------------
 
 function tableScreen() {
@@ -726,7 +836,8 @@ function tableScreen() {
     h('div', { class: 'table-foot' },
       activeOptions(),
       h('div', { class: 'row' },
-        !S.spectator ? h('button', { type: 'button', class: 'ghost', 'data-k': 'leave', onclick: leaveRoom }, t('lobby.leave')) : null)));
+        !S.spectator ? h('button', { type: 'button', class: 'ghost', 'data-k': 'leave', onclick: askLeave }, t('lobby.leave')) : null)),
+    S.confirmLeave ? leaveConfirm() : null);
 }
 
 function isOver(view) {
