@@ -65,3 +65,137 @@ def test_leaving_mid_game_asks_first_and_the_same_browser_takes_the_seat_back(
     expect(ben.locator(".me-area .pname")).to_contain_text("Ben")
     expect(ana.locator(".player", has_text="Ben").locator(".tag.away")).to_have_count(0)
     assert errors == [], errors
+
+
+# ---- rooms made through the HTTP API, opened in pages (layout at three sizes, two languages) --------
+
+LONG = "W" * 40  # as long as the server allows, with no place to break
+NAMES = ["Wilhelmina", LONG, "Ana", "Bartholomew"]
+SIZES = [PHONE, TABLET, LAPTOP]
+
+
+def api_room(server: WebServer, game: str, names: list[str], bots: int = 0, **settings: object) -> dict:
+    """A room made through the API: {code, tokens by seat}."""
+    with server.api() as http:
+        body = {"game": game, "name": names[0], "settings": {"timers": False, **settings}}
+        r = http.post("/api/rooms", json=body)
+        assert r.status_code == 201, r.text
+        code, tokens = r.json()["code"], {0: r.json()["token"]}
+        for name in names[1:]:
+            r = http.post(f"/api/rooms/{code}/join", json={"name": name})
+            assert r.status_code == 201, r.text
+            tokens[r.json()["seat"]] = r.json()["token"]
+        auth = {"Authorization": f"Bearer {tokens[0]}"}
+        if bots:
+            assert http.post(f"/api/rooms/{code}/bots", json={"count": bots}, headers=auth).status_code == 201
+    return {"code": code, "tokens": tokens}
+
+
+def api_start(server: WebServer, room: dict) -> None:
+    with server.api() as http:
+        auth = {"Authorization": f"Bearer {room['tokens'][0]}"}
+        assert http.post(f"/api/rooms/{room['code']}/start", headers=auth).status_code == 200
+
+
+def api_leave(server: WebServer, room: dict, seat: int) -> None:
+    with server.api() as http:
+        auth = {"Authorization": f"Bearer {room['tokens'][seat]}"}
+        assert http.post(f"/api/rooms/{room['code']}/leave", headers=auth).status_code == 200
+
+
+def open_seat(page: Page, server: WebServer, room: dict, seat: int, name: str, lang: str = "en") -> None:
+    """This page holds the seat (its token in localStorage, as after joining) and opens the room."""
+    page.goto(f"{server.url}/?lang={lang}")
+    value = {"token": room["tokens"][seat], "seat": seat, "name": name}
+    page.evaluate("([k, v]) => localStorage.setItem(k, JSON.stringify(v))",
+                  [f"conflictology:room:{room['code']}", value])
+    page.goto(f"{server.url}/?room={room['code']}&lang={lang}")
+
+
+# Facts about the layout measured in the page: names cut or squeezed, tags outside their panel,
+# horizontal scrolling.
+LAYOUT = """() => {
+  const out = { cut: [], spill: [], scroll: document.documentElement.scrollWidth - window.innerWidth };
+  for (const el of document.querySelectorAll('.pname, .seat-name, .log-list li, .slot-label')) {
+    const r = el.getBoundingClientRect();
+    const squeezed = el.textContent.trim() && r.width < 8;
+    if (el.scrollWidth > el.clientWidth + 1 || squeezed) out.cut.push(el.textContent);
+  }
+  const tags = '.player .tag, .me-area .tag, .consp-player .tag, .seat .tag';
+  for (const tag of document.querySelectorAll(tags)) {
+    const box = tag.closest('.player, .me-area, .consp-player, .seat').getBoundingClientRect();
+    const r = tag.getBoundingClientRect();
+    const outside = r.right > box.right + 1 || r.left < box.left - 1 || r.bottom > box.bottom + 1;
+    if (outside) out.spill.push(tag.textContent);
+  }
+  return out;
+}"""
+
+
+def check_layout(page: Page, where: str) -> None:
+    got = page.evaluate(LAYOUT)
+    assert got["cut"] == [], (where, got)
+    assert got["spill"] == [], (where, got)
+    assert got["scroll"] <= 0, (where, got)
+
+
+def test_names_stay_whole_beside_tags_at_every_size_and_language(browser: Browser, server: WebServer) -> None:
+    """17.3 and 17.11: a 4-player Capitol table with two players away (a bot plays them), and the end
+    screen where every loser is eliminated and away: no name cut or squeezed, no tag outside its
+    panel, no sideways scroll, at 390, 768 and 1280 px, in English and Spanish; the winner's panel
+    has no "turn" tag once the game is over."""
+    room = api_room(server, "capitol", NAMES)
+    api_start(server, room)
+    api_leave(server, room, 1)
+    api_leave(server, room, 3)
+    for lang in ("en", "es"):
+        for size in SIZES:
+            page = new_page(browser, size)
+            open_seat(page, server, room, 2, "Ana", lang)
+            page.wait_for_selector(".capitol-table")
+            expect(page.locator(".player .tag.away")).to_have_count(2)
+            check_layout(page, f"table {lang} {size['width']}")
+            page.context.close()
+    api_leave(server, room, 0)
+    api_leave(server, room, 2)  # four bots play it to the end
+    for lang in ("en", "es"):
+        for size in SIZES:
+            page = new_page(browser, size)
+            page.goto(f"{server.url}/?room={room['code']}&watch=1&lang={lang}")
+            page.wait_for_selector("[data-testid=end]", timeout=60_000)
+            expect(page.locator(".player .tag.out")).to_have_count(3)
+            check_layout(page, f"end {lang} {size['width']}")
+            assert page.locator(".player:not(.dead) .turn-tag").count() == 0
+            page.context.close()
+
+
+def test_a_forty_character_name_keeps_the_lobby_and_the_log_in_shape(
+    browser: Browser, server: WebServer
+) -> None:
+    """17.4 and 17.15: the host's options panel and the guest's panels stay on screen and readable
+    with a 40-character unbroken name; the log wraps it; "Leave room" stands apart from "Start"."""
+    room = api_room(server, "capitol", [LONG, "Ana"])
+    for lang in ("en", "es"):
+        for size in SIZES:
+            host, guest = new_page(browser, size), new_page(browser, size)
+            open_seat(host, server, room, 0, LONG, lang)
+            open_seat(guest, server, room, 1, "Ana", lang)
+            for page in (host, guest):
+                page.wait_for_selector(".lobby .options-panel")
+                check_layout(page, f"lobby {lang} {size['width']}")
+                for panel in page.locator(".lobby-grid > section").all():
+                    box = panel.bounding_box()
+                    assert box and box["x"] >= 0 and box["x"] + box["width"] <= size["width"] + 1, box
+                    # Readable: no panel squeezed to a word per line.
+                    assert box["width"] >= min(300, size["width"] - 40), (lang, size, box)
+            start = host.locator("[data-k=start]").bounding_box()
+            leave = host.locator("[data-k=leave]").bounding_box()
+            assert start and leave and leave["y"] - (start["y"] + start["height"]) >= 12, (start, leave)
+            host.context.close()
+            guest.context.close()
+    api_start(server, room)
+    page = new_page(browser, PHONE)
+    open_seat(page, server, room, 1, "Ana")
+    page.wait_for_selector(".capitol-table .log-list li")
+    expect(page.locator(".log-list")).to_contain_text(LONG)
+    check_layout(page, "table log 390")

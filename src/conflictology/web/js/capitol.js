@@ -135,9 +135,12 @@ export function renderTable(c) {
 
 function money(n) { return t('capitol.money', { n: n === undefined ? '?' : n }); }
 
+function gameOver(v) { return Array.isArray(v.winners) && v.winners.length > 0; }
+
 function playerPanel(c, pl, seat, waiting) {
   const v = c.view;
-  const isTurn = v.turn === seat;
+  // Once the game is over nobody has a turn (the winner kept the last one's "turn" tag: 17.11).
+  const isTurn = v.turn === seat && !gameOver(v);
   const alive = pl.alive !== false;
   const hiddenCount = Array.isArray(pl.hidden) ? pl.hidden.length : (pl.hidden || 0);
   const revealed = pl.revealed || [];
@@ -182,7 +185,7 @@ function myArea(c, me, waiting) {
   const v = c.view;
   const hidden = Array.isArray(me.hidden) ? me.hidden : [];
   const revealed = me.revealed || [];
-  return h('section', { class: ['me-area', v.turn === c.you && 'turn', waiting.has(c.you) && 'awaited'], 'aria-label': t('capitol.yourHand') },
+  return h('section', { class: ['me-area', v.turn === c.you && !gameOver(v) && 'turn', waiting.has(c.you) && 'awaited'], 'aria-label': t('capitol.yourHand') },
     h('header', null,
       h('span', { class: 'pname' }, `${c.name(c.you)} (${t('common.you')})`),
       h('span', { class: 'purse big' }, money(me.money))),
