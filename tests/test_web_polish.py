@@ -199,3 +199,41 @@ def test_a_forty_character_name_keeps_the_lobby_and_the_log_in_shape(
     page.wait_for_selector(".capitol-table .log-list li")
     expect(page.locator(".log-list")).to_contain_text(LONG)
     check_layout(page, "table log 390")
+
+
+# Every control of the decision awaited, measured where the page opens (no scrolling).
+OFF_SCREEN = """(selector) => [...document.querySelectorAll(selector)].filter((el) => {
+  const r = el.getBoundingClientRect();
+  return r.width === 0 || r.top < 0 || r.left < 0 || r.bottom > window.innerHeight + 0.5
+    || r.right > window.innerWidth + 0.5;
+}).map((el) => el.dataset.k || el.textContent.trim())"""
+
+
+def test_every_decision_is_on_screen_without_scrolling(browser: Browser, server: WebServer) -> None:
+    """17.5: at 390×844, 768×1024 and 1280×800 the buttons of the decision awaited — a Capitol turn's
+    nine actions, its targets, a response; the Conspiranoicos hand to play from — are inside the
+    viewport where the page opens."""
+    capitol = api_room(server, "capitol", ["Ana", "Ben", "Cat", "Dan"])
+    with server.api() as http:
+        auth = {"Authorization": f"Bearer {capitol['tokens'][0]}"}
+        r = http.patch(f"/api/rooms/{capitol['code']}", json={"options": {"first_player": 0}}, headers=auth)
+        assert r.status_code == 200, r.text
+    api_start(server, capitol)
+    consp = api_room(server, "conspiranoicos", ["Ana", "Ben"])
+    api_start(server, consp)
+    for lang in ("en", "es"):
+        for size in SIZES:
+            page = new_page(browser, size)
+            open_seat(page, server, capitol, 0, "Ana", lang)
+            page.wait_for_selector("[data-k=act-income]")
+            assert page.evaluate(OFF_SCREEN, ".controls button") == [], (lang, size)
+            page.click("[data-k=act-mafia]")
+            page.wait_for_selector("[data-k^=target-]")
+            assert page.evaluate(OFF_SCREEN, ".controls button") == [], (lang, size)
+            page.click("[data-k=cancel]")
+            page.context.close()
+            page = new_page(browser, size)
+            open_seat(page, server, consp, 0, "Ana", lang)
+            page.wait_for_selector(".consp-player.mine .card-btn.play")
+            assert page.evaluate(OFF_SCREEN, ".consp-player.mine .card-btn.play") == [], (lang, size)
+            page.context.close()

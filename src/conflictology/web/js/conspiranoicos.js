@@ -255,7 +255,9 @@ function playerArea(c, pl, seat, kind) {
   const rowItems = Array.isArray(row) ? row.map((x) => item(x, { small: true }))
     : Array.from({ length: row || 0 }, () => plainBack(t('conspiranoicos.placed'), { small: true }));
   const scores = c.view.score_detail;
-  return h('section', { class: ['consp-player', mine ? 'mine' : 'theirs'], 'aria-label': mine ? t('conspiranoicos.yourSide') : c.name(seat), 'data-seat': seat },
+  // The hand is the decision (play, place): on a phone this side becomes the sticky bar (style.css).
+  const deciding = mine && (ty.has('play') || ty.has('place'));
+  return h('section', { class: ['consp-player', mine ? 'mine' : 'theirs', deciding && 'deciding'], 'aria-label': mine ? t('conspiranoicos.yourSide') : c.name(seat), 'data-seat': seat },
     h('header', null,
       h('span', { class: 'pname' }, mine ? `${c.name(seat)} (${t('common.you')})` : c.name(seat)),
       h('span', { class: 'tag' }, t('conspiranoicos.drawLeft', { n: pl.draw === undefined ? '?' : pl.draw })),
