@@ -263,3 +263,44 @@ def play_until_over(
                     on_step(steps)
         if not acted:
             pages[0].wait_for_timeout(60)
+
+
+# ---- rooms made through the HTTP API, then opened in pages (issue 17's layout and accessibility) ----
+
+
+def api_room(server: WebServer, game: str, names: list[str], bots: int = 0, **settings: object) -> dict:
+    """A room made through the API: {code, tokens by seat}."""
+    with server.api() as http:
+        body = {"game": game, "name": names[0], "settings": {"timers": False, **settings}}
+        r = http.post("/api/rooms", json=body)
+        assert r.status_code == 201, r.text
+        code, tokens = r.json()["code"], {0: r.json()["token"]}
+        for name in names[1:]:
+            r = http.post(f"/api/rooms/{code}/join", json={"name": name})
+            assert r.status_code == 201, r.text
+            tokens[r.json()["seat"]] = r.json()["token"]
+        auth = {"Authorization": f"Bearer {tokens[0]}"}
+        if bots:
+            assert http.post(f"/api/rooms/{code}/bots", json={"count": bots}, headers=auth).status_code == 201
+    return {"code": code, "tokens": tokens}
+
+
+def api_start(server: WebServer, room: dict) -> None:
+    with server.api() as http:
+        auth = {"Authorization": f"Bearer {room['tokens'][0]}"}
+        assert http.post(f"/api/rooms/{room['code']}/start", headers=auth).status_code == 200
+
+
+def api_leave(server: WebServer, room: dict, seat: int) -> None:
+    with server.api() as http:
+        auth = {"Authorization": f"Bearer {room['tokens'][seat]}"}
+        assert http.post(f"/api/rooms/{room['code']}/leave", headers=auth).status_code == 200
+
+
+def open_seat(page: Page, server: WebServer, room: dict, seat: int, name: str, lang: str = "en") -> None:
+    """This page holds the seat (its token in localStorage, as after joining) and opens the room."""
+    page.goto(f"{server.url}/?lang={lang}")
+    value = {"token": room["tokens"][seat], "seat": seat, "name": name}
+    page.evaluate("([k, v]) => localStorage.setItem(k, JSON.stringify(v))",
+                  [f"conflictology:room:{room['code']}", value])
+    page.goto(f"{server.url}/?room={room['code']}&lang={lang}")

@@ -9,7 +9,17 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from browser_helpers import WebServer, create_room, join_by_link, run_server, watch_errors
+from browser_helpers import (
+    WebServer,
+    api_leave,
+    api_room,
+    api_start,
+    create_room,
+    join_by_link,
+    open_seat,
+    run_server,
+    watch_errors,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -72,44 +82,6 @@ def test_leaving_mid_game_asks_first_and_the_same_browser_takes_the_seat_back(
 LONG = "W" * 40  # as long as the server allows, with no place to break
 NAMES = ["Wilhelmina", LONG, "Ana", "Bartholomew"]
 SIZES = [PHONE, TABLET, LAPTOP]
-
-
-def api_room(server: WebServer, game: str, names: list[str], bots: int = 0, **settings: object) -> dict:
-    """A room made through the API: {code, tokens by seat}."""
-    with server.api() as http:
-        body = {"game": game, "name": names[0], "settings": {"timers": False, **settings}}
-        r = http.post("/api/rooms", json=body)
-        assert r.status_code == 201, r.text
-        code, tokens = r.json()["code"], {0: r.json()["token"]}
-        for name in names[1:]:
-            r = http.post(f"/api/rooms/{code}/join", json={"name": name})
-            assert r.status_code == 201, r.text
-            tokens[r.json()["seat"]] = r.json()["token"]
-        auth = {"Authorization": f"Bearer {tokens[0]}"}
-        if bots:
-            assert http.post(f"/api/rooms/{code}/bots", json={"count": bots}, headers=auth).status_code == 201
-    return {"code": code, "tokens": tokens}
-
-
-def api_start(server: WebServer, room: dict) -> None:
-    with server.api() as http:
-        auth = {"Authorization": f"Bearer {room['tokens'][0]}"}
-        assert http.post(f"/api/rooms/{room['code']}/start", headers=auth).status_code == 200
-
-
-def api_leave(server: WebServer, room: dict, seat: int) -> None:
-    with server.api() as http:
-        auth = {"Authorization": f"Bearer {room['tokens'][seat]}"}
-        assert http.post(f"/api/rooms/{room['code']}/leave", headers=auth).status_code == 200
-
-
-def open_seat(page: Page, server: WebServer, room: dict, seat: int, name: str, lang: str = "en") -> None:
-    """This page holds the seat (its token in localStorage, as after joining) and opens the room."""
-    page.goto(f"{server.url}/?lang={lang}")
-    value = {"token": room["tokens"][seat], "seat": seat, "name": name}
-    page.evaluate("([k, v]) => localStorage.setItem(k, JSON.stringify(v))",
-                  [f"conflictology:room:{room['code']}", value])
-    page.goto(f"{server.url}/?room={room['code']}&lang={lang}")
 
 
 # Facts about the layout measured in the page: names cut or squeezed, tags outside their panel,

@@ -377,4 +377,6 @@ export default {
     leftBody: 'A bot is playing your seat. You can take it back while the game lasts.',
     rejoin: 'Take my seat back',
   },
+  // The header's home button: its name includes the word it shows (WCAG 2.5.3).
+  a11y: { brand: 'Conflictology: home' },
 };

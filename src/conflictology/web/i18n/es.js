@@ -377,4 +377,6 @@ export default {
     leftBody: 'Un bot juega tu asiento. Puedes recuperarlo mientras dure la partida.',
     rejoin: 'Recuperar mi asiento',
   },
+  // El botón de inicio de la cabecera: su nombre incluye la palabra que muestra (WCAG 2.5.3).
+  a11y: { brand: 'Conflictology: inicio' },
 };

@@ -366,7 +366,7 @@ function header() {
     }, LANGUAGES[code].meta.short)));
   const game = (S.room && S.room.game) || (S.screen === 'home' ? null : null);
   return h('header', { class: 'top' },
-    h('button', { type: 'button', class: 'brand', onclick: goHome, 'aria-label': t('common.home'), 'data-k': 'brand' },
+    h('button', { type: 'button', class: 'brand', onclick: goHome, 'aria-label': t('a11y.brand'), 'data-k': 'brand' },
       svg('<svg viewBox="0 0 32 32" width="26" height="26" aria-hidden="true"><rect x="3" y="5" width="17" height="23" rx="3" fill="#c9a227" transform="rotate(-10 11 16)"/><rect x="12" y="4" width="17" height="23" rx="3" fill="#e05d44" transform="rotate(8 20 16)"/></svg>'),
       h('span', null, 'Conflictology')),
     S.code ? h('span', { class: 'room-code', title: t('lobby.code') }, S.code) : null,

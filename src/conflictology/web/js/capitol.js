@@ -351,7 +351,7 @@ export function logLine(c, e) {
 function logPanel(c) {
   const log = c.view.log || [];
   const items = log.slice(-60).map((e) => h('li', { class: `log-${e.type || 'text'}` }, logLine(c, e)));
-  const ol = h('ol', { class: 'log-list', 'aria-live': 'off' }, items);
+  const ol = h('ol', { class: 'log-list', 'aria-live': 'off', tabindex: 0, 'aria-label': t('common.log') }, items);
   // Keep the newest entries in sight.
   requestAnimationFrame(() => { ol.scrollTop = ol.scrollHeight; });
   return h('section', { class: 'log', 'aria-label': t('common.log') }, h('h3', null, t('common.log')), ol);

@@ -169,7 +169,7 @@ function tableArea(c) {
   }
   const moves = (table.moves || []).map((m) => h('li', null, t(m.to === 'pyramid' ? 'conspiranoicos.movedPyramid' : 'conspiranoicos.movedZone', {
     card: describeShort(m.card), name: m.zone === null || m.zone === undefined ? '' : c.name(m.zone) })));
-  return h('div', { class: 'table-area', 'aria-label': t('conspiranoicos.plays') },
+  return h('div', { class: 'table-area', role: 'group', 'aria-label': t('conspiranoicos.plays') },
     h('h3', null, t('conspiranoicos.plays')),
     h('div', { class: 'plays' }, slots),
     table.winner !== null && table.winner !== undefined
@@ -206,7 +206,7 @@ function pyramidArea(c) {
     const abduct = ty.has('abduct') && c.legal.find((a) => a.type === 'abduct' && a.slot === n);
     const gnome = ty.has('reveal_gnome') && c.legal.find((a) => a.type === 'reveal_gnome' && a.slot === n);
     let inner;
-    if (!x) inner = h('div', { class: 'empty-card', 'aria-label': t('conspiranoicos.emptySlot', { n }) });
+    if (!x) inner = h('div', { class: 'empty-card', role: 'img', 'aria-label': t('conspiranoicos.emptySlot', { n }) });
     else if (x.card) inner = face(x.card, { small: true });
     else {
       // Face down on the table, but both players saw it arrive (views.py: "seen").
@@ -225,7 +225,7 @@ function pyramidArea(c) {
       : inner;
     return h('div', { class: ['pyr-slot', x && x.face_up && 'up'], 'data-slot': n }, content, h('span', { class: 'slot-num' }, String(n)));
   };
-  return h('div', { class: 'pyramid-area', 'aria-label': t('conspiranoicos.pyramid') },
+  return h('div', { class: 'pyramid-area', role: 'group', 'aria-label': t('conspiranoicos.pyramid') },
     h('h3', null, t('conspiranoicos.pyramid')),
     h('div', { class: 'pyramid' },
       h('div', { class: 'pyr-row top' }, slot(5)),
@@ -395,7 +395,7 @@ function describeShort(id) {
 
 function logPanel(c) {
   const log = c.view.log || [];
-  const ol = h('ol', { class: 'log-list' }, log.slice(-60).map((e) => h('li', null, logLine(c, e))));
+  const ol = h('ol', { class: 'log-list', tabindex: 0, 'aria-label': t('common.log') }, log.slice(-60).map((e) => h('li', null, logLine(c, e))));
   requestAnimationFrame(() => { ol.scrollTop = ol.scrollHeight; });
   return h('section', { class: 'log', 'aria-label': t('common.log') }, h('h3', null, t('common.log')), ol);
 }
