@@ -5,6 +5,7 @@ measured by element boxes at phone, tablet and laptop sizes in both languages, a
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -20,12 +21,20 @@ from browser_helpers import (
     run_server,
     watch_errors,
 )
+from conflictology.games.capitol import GAME as CAPITOL
 
 pytestmark = pytest.mark.browser
 
 LAPTOP = {"width": 1280, "height": 800}
 TABLET = {"width": 768, "height": 1024}
 PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    # The render probes are strings evaluated in the page (the test's harness, not the client's code),
+    # which the server's Content-Security-Policy rightly refuses: the `page` fixture's context bypasses it.
+    return {**browser_context_args, "bypass_csp": True}
 
 
 @pytest.fixture(scope="module")
@@ -209,3 +218,87 @@ def test_every_decision_is_on_screen_without_scrolling(browser: Browser, server:
             page.wait_for_selector(".consp-player.mine .card-btn.play")
             assert page.evaluate(OFF_SCREEN, ".consp-player.mine .card-btn.play") == [], (lang, size)
             page.context.close()
+
+
+# ---- the game modules fed real engine views (no server game): banners and log lines ---------------
+
+RENDER = """async ({module, fn, view, legal, you, lang, names, probe}) => {
+  const i18n = await import('/js/i18n.js');
+  i18n.setLang(lang);
+  const m = await import(module);
+  const c = { view, legal, deadline: null, you, room: null, name: (s) => names[s],
+    act: () => {}, busy: false, ui: {}, rerender: () => {}, t: i18n.t, lang };
+  const out = m[fn](c);
+  if (out instanceof Node) document.body.replaceChildren(out);
+  const AsyncFunction = (async () => {}).constructor;
+  return new AsyncFunction('el', 'out', probe)(out instanceof Node ? out : null, out);
+}"""
+
+
+def render(page: Page, module: str, fn: str, state: Any, you: int | None, probe: str, lang: str = "en",
+           names: tuple[str, ...] = ("Ana", "Ben", "Cat")) -> Any:
+    view = state.view(you)
+    legal = state.legal_actions(you) if you is not None else []
+    return page.evaluate(RENDER, {"module": module, "fn": fn, "view": view, "legal": legal, "you": you,
+                                  "lang": lang, "names": list(names), "probe": probe})
+
+
+def act(state: Any, seat: int, **action: Any) -> None:
+    assert action in state.legal_actions(seat), (action, state.legal_actions(seat))
+    state.apply(seat, action)
+
+
+def capitol_with(hands: list[list[str]], money: int = 2) -> Any:
+    """A 3-player Capitol game, seat 0 first, with the hands given (the rest of the deck unchanged)."""
+    state = CAPITOL.new_game(players=3, seed=5, options={"first_player": 0})
+    pool = [c for h in state.hidden for c in h] + list(state.deck)
+    for hand in hands:
+        for card in hand:
+            pool.remove(card)
+    state.hidden = [list(h) for h in hands]
+    state.deck = pool
+    state.money = [money] * 3
+    return state
+
+
+def test_the_banner_says_why_you_lose_an_influence(page: Page, server: WebServer) -> None:
+    """17.6: a lost challenge, a caught bluff (of an action or of a block), a Scandal and a hack each
+    say what happened and who did it, in English and Spanish."""
+    page.goto(server.url + "/")
+    banner = "return out.text;"
+    hands = [["banker", "mafia"], ["hacker", "judge"], ["police", "reporter"]]
+
+    s = capitol_with(hands)
+    act(s, 0, type="banker")
+    act(s, 1, type="challenge")  # Ana had the Banker: Ben loses
+    assert render(page, "/js/capitol.js", "banner", s, 1, banner) == (
+        "You lose an influence: you challenged Ana, who had the Banker. Choose the card to turn face up.")
+    assert render(page, "/js/capitol.js", "banner", s, 1, banner, "es") == (
+        "Pierdes una influencia: desafiaste a Ana, que sí tenía la carta Banquero. "
+        "Elige la carta que pones boca arriba.")
+
+    s = capitol_with(hands)
+    act(s, 0, type="reporter")
+    act(s, 2, type="challenge")  # Ana has no Reporter: caught
+    assert render(page, "/js/capitol.js", "banner", s, 0, banner).startswith(
+        "You lose an influence: Cat challenged your Reporter and caught the bluff.")
+
+    s = capitol_with(hands)
+    act(s, 0, type="foreign_aid")
+    act(s, 1, type="block", card="banker")  # Ben has no Banker
+    act(s, 0, type="challenge")
+    assert render(page, "/js/capitol.js", "banner", s, 1, banner).startswith(
+        "You lose an influence: Ana challenged your block as the Banker and caught the bluff.")
+
+    s = capitol_with(hands, money=7)
+    act(s, 0, type="scandal", target=2)
+    assert render(page, "/js/capitol.js", "banner", s, 2, banner).startswith(
+        "You lose an influence: Ana launched a Scandal against you.")
+
+    s = capitol_with([["hacker", "mafia"], ["banker", "reporter"], ["police", "reporter"]], money=3)
+    act(s, 0, type="hacker", target=1)
+    for seat in (1, 2):
+        act(s, seat, type="pass")
+    act(s, 1, type="pass")  # no Judge block
+    hacked = render(page, "/js/capitol.js", "banner", s, 1, banner)
+    assert hacked.startswith("You lose an influence: Ana hacked you."), hacked

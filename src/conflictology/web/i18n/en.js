@@ -379,4 +379,13 @@ export default {
   },
   // The header's home button: its name includes the word it shows (WCAG 2.5.3).
   a11y: { brand: 'Conflictology: home' },
+  // Why you lose an influence (17.6): the banner says what happened and who did it.
+  why: {
+    lose: 'You lose an influence: {why}. Choose the card to turn face up.',
+    challengeFailed: 'you challenged {name}, who had the {card}',
+    caught: '{name} challenged your {card} and caught the bluff',
+    caughtBlock: '{name} challenged your block as the {card} and caught the bluff',
+    scandal: '{name} launched a Scandal against you',
+    hacked: '{name} hacked you',
+  },
 };

@@ -379,4 +379,13 @@ export default {
   },
   // El botón de inicio de la cabecera: su nombre incluye la palabra que muestra (WCAG 2.5.3).
   a11y: { brand: 'Conflictology: inicio' },
+  // Por qué pierdes una influencia (17.6): el aviso dice qué pasó y quién lo hizo.
+  why: {
+    lose: 'Pierdes una influencia: {why}. Elige la carta que pones boca arriba.',
+    challengeFailed: 'desafiaste a {name}, que sí tenía la carta {card}',
+    caught: '{name} desafió tu declaración de {card} y te pilló el farol',
+    caughtBlock: '{name} desafió tu bloqueo como {card} y te pilló el farol',
+    scandal: '{name} lanzó un Escándalo contra ti',
+    hacked: '{name} te hackeó',
+  },
 };

@@ -54,6 +54,8 @@ export function banner(c) {
       return { tone: 'decision', text: onlyScandal ? t('capitol.banner.forcedScandal') : t('capitol.banner.yourTurn') };
     }
     if (ty.has('lose')) {
+      const why = lossReason(c, p);
+      if (why) return { tone: 'threat', text: t('why.lose', { why }) };
       return { tone: 'threat', text: t('capitol.banner.lose', { why: p && p.action ? `(${describeAction(c, p)})` : '' }) };
     }
     if (ty.has('show')) return { tone: 'threat', text: t('capitol.banner.show', { actor: c.name(p && p.actor) }) };
@@ -93,6 +95,27 @@ export function banner(c) {
     return { tone: 'wait', text: `${what}. ${step}` };
   }
   return { tone: 'wait', text: t('capitol.banner.turnOf', { name: c.name(v.turn) }) };
+}
+
+// Why this seat must lose an influence now (17.6), from the pending decision (views.py _pending):
+// a challenge it lost (the card was there), a bluff of its own caught, a Scandal or a hack. The
+// queue of losses says who loses; `reveal`, `then` and the challengers say why.
+function lossReason(c, p) {
+  if (!p || c.you === null || c.you === undefined) return '';
+  const me = c.you;
+  const has = (x) => x !== null && x !== undefined;
+  if (p.reveal && has(p.reveal.seat) && p.reveal.seat !== me) {
+    return t('why.challengeFailed', { name: c.name(p.reveal.seat), card: role(p.reveal.card) });
+  }
+  if (p.blocker === me && has(p.block_challenger) && p.then === 'resolve') {
+    return t('why.caughtBlock', { name: c.name(p.block_challenger), card: role(p.block_claim) });
+  }
+  if (p.actor === me && has(p.challenger) && p.claim) {
+    return t('why.caught', { name: c.name(p.challenger), card: role(p.claim) });
+  }
+  if (p.target === me && p.action === 'scandal') return t('why.scandal', { name: c.name(p.actor) });
+  if (p.target === me && p.action === 'hacker') return t('why.hacked', { name: c.name(p.actor) });
+  return '';
 }
 
 function shownCard(v) {
