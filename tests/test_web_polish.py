@@ -302,3 +302,51 @@ def test_the_banner_says_why_you_lose_an_influence(page: Page, server: WebServer
     act(s, 1, type="pass")  # no Judge block
     hacked = render(page, "/js/capitol.js", "banner", s, 1, banner)
     assert hacked.startswith("You lose an influence: Ana hacked you."), hacked
+
+
+def test_wording_plurals_blocks_touch_and_bot_levels(
+    page: Page, server: WebServer, browser: Browser
+) -> None:
+    """17.10: one card is "the card", not "the 1 cards"; a block says who claims what; no text says
+    "Click" (phones are tapped); the level picker names the default level as the seat does."""
+    page.goto(server.url + "/")
+    s = capitol_with([["reporter", "banker"], ["hacker", "judge"], ["police", "mafia"]])
+    s.hidden[0], s.revealed[0] = ["reporter"], ["banker"]
+    act(s, 0, type="reporter")
+    for seat in (1, 2):
+        act(s, seat, type="pass")
+    probe = "return [out.text];"
+    assert render(page, "/js/capitol.js", "banner", s, 0, probe) == ["Exchange: choose the card you keep."]
+    es = render(page, "/js/capitol.js", "banner", s, 0, probe, "es")
+    assert es == ["Intercambio: elige la carta que te quedas."]
+    probe_hint = "return el.querySelector('.keep-controls .hint').textContent;"
+    hint = render(page, "/js/capitol.js", "renderTable", s, 0, probe_hint)
+    assert hint == "Select 1 card to keep (0 of 1 selected)."
+
+    s = capitol_with([["reporter", "banker"], ["hacker", "judge"], ["police", "mafia"]])
+    act(s, 0, type="foreign_aid")
+    act(s, 1, type="block", card="banker")
+    assert render(page, "/js/capitol.js", "banner", s, 0, probe) == [
+        "Ben claims the Banker to block you: accept the block or challenge it."]
+
+    clicks = page.evaluate("""async () => {
+      const found = [];
+      const walk = (o, p) => { for (const [k, v] of Object.entries(o)) {
+        if (typeof v === 'string' && /\\bclick|\\bclic\\b/i.test(v)) found.push(p + k);
+        else if (v && typeof v === 'object') walk(v, p + k + '.'); } };
+      for (const lang of ['en', 'es']) walk((await import(`/i18n/${lang}.js`)).default, lang + ':');
+      return found;
+    }""")
+    assert clicks == []
+
+    host = browser.new_context(locale="en-US").new_page()
+    room = api_room(server, "capitol", ["Ana"])
+    open_seat(host, server, room, 0, "Ana")
+    host.wait_for_selector("[data-k=bot-level]")
+    default = host.locator("[data-k=bot-level] option").first.inner_text()
+    host.click("[data-k=add-bot]")
+    tag = host.locator(".seat .tag.bot")
+    expect(tag).to_have_count(1)
+    level = tag.inner_text().split("·")[-1].strip()
+    assert level in default, (default, level)
+    host.context.close()

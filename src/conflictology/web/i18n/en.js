@@ -70,7 +70,7 @@ export default {
     options: 'Room options', botLevel: 'Bot level', addBot: 'Add a bot',
   },
   levels: {
-    default: 'Bot: good (default)', easy: 'easy', normal: 'normal', hard: 'hard', random: 'random',
+    default: 'Bot: normal (default)', easy: 'easy', normal: 'normal', hard: 'hard', random: 'random',
     heuristic: 'heuristic', ismcts: 'search',
     'heuristic-honest': 'the honest one', 'heuristic-bluffer': 'the bluffer', 'heuristic-sceptic': 'the sceptic',
     'heuristic-aggressive': 'the aggressor', mystery: 'mystery bot',
@@ -154,8 +154,8 @@ export default {
       return: 'Your block stood: choose a card to return to the deck (you draw a new one).',
       keep: 'Exchange: choose the {n} cards you keep.',
       investigate: '{target} shows you a {card}: let them keep it, or force a redraw.',
-      blockedYou: '{blocker} blocks you claiming the {card}: accept the block or challenge it.',
-      blockOther: '{blocker} blocks {actor} claiming the {card}: challenge the block or let it stand.',
+      blockedYou: '{blocker} claims the {card} to block you: accept the block or challenge it.',
+      blockOther: '{blocker} claims the {card} to block {actor}: challenge the block or let it stand.',
       challengeOrBlock: 'Challenge it, block it, or let it pass.',
       blockOrPass: 'Block it, or let it pass.',
       challengeOrPass: 'Challenge it, or let it pass.',
@@ -187,7 +187,7 @@ export default {
     faceDown: 'a face-down card', yourHand: 'Your influence', lostCard: 'lost', shownYou: 'They showed you: {card}.',
     cardAction: { lose: 'Lose your {card}', return: 'Return your {card} to the deck', show: 'Show your {card}', keep: 'Keep {card}' },
     cardVerb: { lose: 'Lose this', return: 'Return this', show: 'Show this', keep: 'Keep?' },
-    kept: 'Kept', pickCard: 'Click one of your cards above.',
+    kept: 'Kept', pickCard: 'Choose one of your cards.',
     chooseTarget: '{action}: choose a target.',
     actions: {
       income: 'Income', foreign_aid: 'Foreign Aid', scandal: 'Scandal', banker: 'Banker', mafia: 'Mafia',
@@ -276,10 +276,10 @@ export default {
     sendWhere: 'Send {card} to:', pickToSend: 'Pick one of the three cards.',
     sendTo: { pyramid: 'To the Pyramid', zone: 'To my scoring zone' },
     pickToKeep: 'Pick one of the two cards left.',
-    abductHint: 'Click a bottom-row Pyramid card to take it, or keep the Abduction.',
-    gnomeHint: 'Click a face-up Pyramid card to take it, or keep the Gnome Revelation.',
+    abductHint: 'Choose a bottom-row Pyramid card to take it, or keep the Abduction.',
+    gnomeHint: 'Choose a face-up Pyramid card to take it, or keep the Gnome Revelation.',
     noSwap: 'No swap',
-    playHint: 'Click a card in your hand to play it.', placeHint: 'Click cards in the order of your row.',
+    playHint: 'Choose a card in your hand to play it.', placeHint: 'Choose cards in the order of your row.',
     breakdown: 'Score breakdown', criterion: 'Criterion', total: 'Total',
     criteria: {
       final: 'Final Challenge', final_challenge: 'Final Challenge', sequence: 'Sequence', run: 'Symbol run',
@@ -387,5 +387,10 @@ export default {
     caughtBlock: '{name} challenged your block as the {card} and caught the bluff',
     scandal: '{name} launched a Scandal against you',
     hacked: '{name} hacked you',
+  },
+  // One card is not "1 cards" (17.10).
+  words: {
+    keepOne: 'Exchange: choose the card you keep.',
+    keepHintOne: 'Select 1 card to keep ({chosen} of 1 selected).',
   },
 };

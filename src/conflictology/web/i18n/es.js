@@ -70,7 +70,7 @@ export default {
     options: 'Opciones de la sala', botLevel: 'Nivel del bot', addBot: 'Añadir un bot',
   },
   levels: {
-    default: 'Bot: bueno (por defecto)', easy: 'fácil', normal: 'normal', hard: 'difícil', random: 'al azar',
+    default: 'Bot: normal (por defecto)', easy: 'fácil', normal: 'normal', hard: 'difícil', random: 'al azar',
     heuristic: 'heurístico', ismcts: 'búsqueda',
     'heuristic-honest': 'el honesto', 'heuristic-bluffer': 'el farolero', 'heuristic-sceptic': 'el escéptico',
     'heuristic-aggressive': 'el agresivo', mystery: 'bot misterioso',
@@ -154,8 +154,8 @@ export default {
       return: 'Tu bloqueo se mantuvo: elige una carta para devolver al mazo (robas otra).',
       keep: 'Intercambio: elige las {n} cartas que te quedas.',
       investigate: '{target} te muestra {card}: déjasela o oblígale a robar otra.',
-      blockedYou: '{blocker} te bloquea declarando {card}: acepta el bloqueo o desafíalo.',
-      blockOther: '{blocker} bloquea a {actor} declarando {card}: desafía el bloqueo o déjalo estar.',
+      blockedYou: '{blocker} declara {card} para bloquearte: acepta el bloqueo o desafíalo.',
+      blockOther: '{blocker} declara {card} para bloquear a {actor}: desafía el bloqueo o déjalo estar.',
       challengeOrBlock: 'Desafíalo, bloquéalo o déjalo pasar.',
       blockOrPass: 'Bloquéalo o déjalo pasar.',
       challengeOrPass: 'Desafíalo o déjalo pasar.',
@@ -187,7 +187,7 @@ export default {
     faceDown: 'una carta boca abajo', yourHand: 'Tu influencia', lostCard: 'perdida', shownYou: 'Te mostró: {card}.',
     cardAction: { lose: 'Perder tu {card}', return: 'Devolver tu {card} al mazo', show: 'Mostrar tu {card}', keep: 'Quedarte {card}' },
     cardVerb: { lose: 'Perder esta', return: 'Devolver esta', show: 'Mostrar esta', keep: '¿Quedártela?' },
-    kept: 'Te la quedas', pickCard: 'Haz clic en una de tus cartas.',
+    kept: 'Te la quedas', pickCard: 'Elige una de tus cartas.',
     chooseTarget: '{action}: elige un objetivo.',
     actions: {
       income: 'Ingreso', foreign_aid: 'Ayuda Exterior', scandal: 'Escándalo', banker: 'Banquero', mafia: 'Mafia',
@@ -276,10 +276,10 @@ export default {
     sendWhere: 'Enviar {card} a:', pickToSend: 'Elige una de las tres cartas.',
     sendTo: { pyramid: 'A la Pirámide', zone: 'A mi zona de puntuación' },
     pickToKeep: 'Elige una de las dos cartas que quedan.',
-    abductHint: 'Haz clic en una carta de la fila de abajo de la Pirámide para tomarla, o quédate la Abducción.',
-    gnomeHint: 'Haz clic en una carta boca arriba de la Pirámide para tomarla, o quédate la Revelación Gnómica.',
+    abductHint: 'Elige una carta de la fila de abajo de la Pirámide para tomarla, o quédate la Abducción.',
+    gnomeHint: 'Elige una carta boca arriba de la Pirámide para tomarla, o quédate la Revelación Gnómica.',
     noSwap: 'No cambiar',
-    playHint: 'Haz clic en una carta de tu mano para jugarla.', placeHint: 'Haz clic en las cartas en el orden de tu fila.',
+    playHint: 'Elige una carta de tu mano para jugarla.', placeHint: 'Elige las cartas en el orden de tu fila.',
     breakdown: 'Desglose de puntos', criterion: 'Criterio', total: 'Total',
     criteria: {
       final: 'Desafío Final', final_challenge: 'Desafío Final', sequence: 'Secuencia', run: 'Racha de símbolos',
@@ -387,5 +387,10 @@ export default {
     caughtBlock: '{name} desafió tu bloqueo como {card} y te pilló el farol',
     scandal: '{name} lanzó un Escándalo contra ti',
     hacked: '{name} te hackeó',
+  },
+  // Una carta no son "1 cartas" (17.10).
+  words: {
+    keepOne: 'Intercambio: elige la carta que te quedas.',
+    keepHintOne: 'Elige 1 carta para quedártela ({chosen} de 1).',
   },
 };

@@ -62,7 +62,7 @@ export function banner(c) {
     if (ty.has('return')) return { tone: 'decision', text: t('capitol.banner.return') };
     if (ty.has('keep')) {
       const n = legal.find((a) => a.type === 'keep').cards.length;
-      return { tone: 'decision', text: t('capitol.banner.keep', { n }) };
+      return { tone: 'decision', text: t(n === 1 ? 'words.keepOne' : 'capitol.banner.keep', { n }) };
     }
     if (ty.has('let_keep') || ty.has('force_redraw')) {
       const shown = shownCard(v);
@@ -341,7 +341,7 @@ function keepControls(c) {
   const n = legal[0].cards.length;
   const match = legal.find((a) => [...a.cards].sort().join() === chosen.join());
   return h('div', { class: 'keep-controls' },
-    h('p', { class: 'hint' }, t('capitol.keepHint', { n, chosen: chosen.length })),
+    h('p', { class: 'hint' }, t(n === 1 ? 'words.keepHintOne' : 'capitol.keepHint', { n, chosen: chosen.length })),
     h('button', { type: 'button', class: 'primary', disabled: !match || c.busy, 'data-k': 'act-keep',
       onclick: () => c.act(match) }, t('capitol.actions.keep', { cards: chosen.map(role).join(', ') || '—' })));
 }
