@@ -4,6 +4,8 @@ measured by element boxes at phone, tablet and laptop sizes in both languages, a
 
 from __future__ import annotations
 
+import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +24,7 @@ from browser_helpers import (
     watch_errors,
 )
 from conflictology.games.capitol import GAME as CAPITOL
+from conflictology.games.conspiranoicos import GAME as CONSPIRANOICOS
 
 pytestmark = pytest.mark.browser
 
@@ -350,3 +353,31 @@ def test_wording_plurals_blocks_touch_and_bot_levels(
     level = tag.inner_text().split("·")[-1].strip()
     assert level in default, (default, level)
     host.context.close()
+
+
+def test_conspiranoicos_names_cards_as_players_see_them(page: Page, server: WebServer) -> None:
+    """17.7: no deck id ("AI3", "GI2", "EYE") anywhere on the table — log, plays, the Pyramid's
+    face-down cards — through a whole random game, in English and Spanish; cards are named by value
+    and front symbols ("3 Aliens/Illuminati") or by their special name."""
+    page.goto(server.url + "/")
+    rng = random.Random(7)
+    state = CONSPIRANOICOS.new_game(players=2, seed=11)
+    ids = {c["id"] for c in state.view(0)["cards"]}
+    probe = """return document.body.innerText + ' '
+      + [...document.querySelectorAll('[title], [aria-label]')]
+        .map((e) => e.title + ' ' + e.ariaLabel).join(' ');"""
+    texts = []
+    step = 0
+    while not state.is_over():
+        if step % 4 == 0:
+            for lang in ("en", "es"):
+                texts.append(render(page, "/js/conspiranoicos.js", "renderTable", state, 0, probe, lang))
+        seat = rng.choice(state.waiting_for())
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        step += 1
+    texts.append(render(page, "/js/conspiranoicos.js", "renderTable", state, 0, probe))
+    words = set(re.findall(r"[A-Z0-9]+", " ".join(texts)))
+    assert ids & words == set(), sorted(ids & words)
+    assert any("Your opening hand:" in x for x in texts)
+    log = "\n".join(texts)
+    assert re.search(r"\d (Gnomes|Illuminati|Aliens|Reptilians)", log), log[:500]

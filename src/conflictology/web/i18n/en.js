@@ -393,4 +393,6 @@ export default {
     keepOne: 'Exchange: choose the card you keep.',
     keepHintOne: 'Select 1 card to keep ({chosen} of 1 selected).',
   },
+  // Conspiranoicos cards as players see them (17.7).
+  cardNames: { plain: '{value} {fronts}', special: '{name} ({value})' },
 };

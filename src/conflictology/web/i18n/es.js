@@ -393,4 +393,6 @@ export default {
     keepOne: 'Intercambio: elige la carta que te quedas.',
     keepHintOne: 'Elige 1 carta para quedártela ({chosen} de 1).',
   },
+  // Las cartas de Conspiranoicos como las ven los jugadores (17.7).
+  cardNames: { plain: '{value} {fronts}', special: '{name} ({value})' },
 };

@@ -213,8 +213,11 @@ function pyramidArea(c) {
       inner = back(x.back, { small: true });
       if (x.seen) {
         inner.setAttribute('aria-label', t('conspiranoicos.seenDown', { card: describe(cardInfo(x.seen)) }));
+        const seen = cardInfo(x.seen);
+        // The card as both players saw it: its value and front symbols on the face-down back.
         inner = h('span', { class: 'seen-wrap', title: t('conspiranoicos.seenDown', { card: describeShort(x.seen) }) }, inner,
-          h('span', { class: 'seen' }, x.seen));
+          h('span', { class: 'seen', 'aria-hidden': 'true' }, String(seen.value),
+            (seen.front || []).map((f) => factionBadge(f, faction(f)))));
       }
     }
     const choice = abduct || gnome;
@@ -388,9 +391,14 @@ export function logLine(c, e) {
   return e.text || e.type;
 }
 
+// A card named as players see it (17.7): its value and the symbols on its front ("3 Aliens/Illuminati"),
+// or a special card's name and value; never the deck file's id ("AI3"), which appears on no card.
 function describeShort(id) {
   const card = cardInfo(id);
-  return cardName(card) || card.name || `${id}`;
+  if (card.value === '?') return card.name || `${id}`;
+  const special = cardName(card);
+  if (special) return t('cardNames.special', { name: special, value: card.value });
+  return t('cardNames.plain', { value: card.value, fronts: (card.front || []).map(faction).join('/') });
 }
 
 function logPanel(c) {
