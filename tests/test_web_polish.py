@@ -381,3 +381,21 @@ def test_conspiranoicos_names_cards_as_players_see_them(page: Page, server: WebS
     assert any("Your opening hand:" in x for x in texts)
     log = "\n".join(texts)
     assert re.search(r"\d (Gnomes|Illuminati|Aliens|Reptilians)", log), log[:500]
+
+
+def test_conspiranoicos_end_screen_fits_a_phone(browser: Browser, server: WebServer) -> None:
+    """17.9: the Conspiranoicos end screen (breakdown table, both sides, the log) scrolls sideways at
+    no size, in either language (it was 407 px wide on a 390 px phone in Spanish)."""
+    rooms = [api_room(server, "conspiranoicos", names) for names in (["Bartholomew", "Marta"], ["Ana", LONG])]
+    for room in rooms:
+        api_start(server, room)
+        api_leave(server, room, 0)
+        api_leave(server, room, 1)  # two bots play it to the end
+    for room in rooms:
+        for lang in ("es", "en"):
+            for size in SIZES:
+                page = new_page(browser, size)
+                page.goto(f"{server.url}/?room={room['code']}&watch=1&lang={lang}")
+                page.wait_for_selector("[data-testid=score-breakdown]", timeout=60_000)
+                check_layout(page, f"conspiranoicos end {lang} {size['width']}")
+                page.context.close()
