@@ -399,3 +399,24 @@ def test_conspiranoicos_end_screen_fits_a_phone(browser: Browser, server: WebSer
                 page.wait_for_selector("[data-testid=score-breakdown]", timeout=60_000)
                 check_layout(page, f"conspiranoicos end {lang} {size['width']}")
                 page.context.close()
+
+
+def test_lookalike_names_are_told_apart_by_their_seat(browser: Browser, server: WebServer) -> None:
+    """17.12: two players whose names look the same (a Latin "Ana" and a Cyrillic "Аna", which the
+    server's numbering of twins does not catch) are told apart everywhere by their seat: the log,
+    the panels, the lobby. A name with no lookalike is shown as it is."""
+    room = api_room(server, "capitol", ["Ana", "\u0410na", "Ben"])
+    page = new_page(browser)
+    open_seat(page, server, room, 2, "Ben")
+    page.wait_for_selector(".lobby .seats")
+    expect(page.locator(".seat-name")).to_have_text(["Ana (Seat 1)", "\u0410na (Seat 2)", "Ben"])
+    with server.api() as http:
+        auth = {"Authorization": f"Bearer {room['tokens'][0]}"}
+        r = http.patch(f"/api/rooms/{room['code']}", json={"options": {"first_player": 1}}, headers=auth)
+        assert r.status_code == 200, r.text
+    api_start(server, room)
+    page.wait_for_selector(".capitol-table")
+    expect(page.locator(".log-list li").first).to_have_text("\u0410na (Seat 2) plays first.")
+    expect(page.locator(".opponents .pname")).to_have_text(["Ana (Seat 1)", "\u0410na (Seat 2)"])
+    expect(page.locator(".me-area .pname")).to_have_text("Ben (you)")
+    page.context.close()

@@ -293,8 +293,25 @@ async function copy(text, what) {
 
 function nameOf(seat) {
   const s = S.room && S.room.seats && S.room.seats.find((x) => x.seat === seat);
-  if (s && s.name) return s.name;
+  if (s && s.name) return twinName(s, S.room.seats);
   return t('common.seat', { n: seat + 1 });
+}
+
+// Two names that look alike ("Ana" and a Cyrillic "Аna", a full-width "Ａna", a room saved before the
+// server numbered twins) are told apart by their seat everywhere a name is shown (17.12).
+const LOOKALIKE = { 'а': 'a', 'в': 'b', 'е': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'с': 'c', 'т': 't',
+  'у': 'y', 'х': 'x', 'і': 'i', 'ј': 'j', 'ѕ': 's', 'α': 'a', 'β': 'b', 'ε': 'e', 'ζ': 'z', 'η': 'n', 'ι': 'i', 'κ': 'k',
+  'μ': 'm', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x' };
+
+function skeleton(name) {
+  return String(name).normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
+    .replace(/./gu, (ch) => LOOKALIKE[ch] || ch).replace(/\s+/g, ' ').trim();
+}
+
+function twinName(s, seats) {
+  const key = skeleton(s.name);
+  const twins = seats.filter((x) => x.name && skeleton(x.name) === key).length;
+  return twins > 1 ? `${s.name} (${t('common.seat', { n: s.seat + 1 })})` : s.name;
 }
 
 function ctx() {
@@ -605,7 +622,7 @@ function seatList(room, host) {
   return h('ul', { class: 'seats', 'aria-label': t('lobby.seats') },
     seats.map((s) => h('li', { class: ['seat', s.seat === S.seat && !S.spectator && 'me'] },
       h('span', { class: ['dot', s.connected || s.bot ? 'on' : 'off'], title: t(s.connected || s.bot ? 'lobby.connected' : 'lobby.disconnected') }),
-      h('span', { class: 'seat-name' }, s.name),
+      h('span', { class: 'seat-name' }, twinName(s, seats)),
       s.host ? h('span', { class: 'tag host' }, t('lobby.host')) : null,
       s.bot ? h('span', { class: 'tag bot' }, t('lobby.bot'), s.level ? ` · ${t(`levels.${s.level}`) === `levels.${s.level}` ? s.level : t(`levels.${s.level}`)}` : '') : null,
       s.seat === S.seat && !S.spectator ? h('span', { class: 'tag you' }, t('common.you')) : null,
