@@ -420,3 +420,45 @@ def test_lookalike_names_are_told_apart_by_their_seat(browser: Browser, server: 
     expect(page.locator(".opponents .pname")).to_have_text(["Ana (Seat 1)", "\u0410na (Seat 2)"])
     expect(page.locator(".me-area .pname")).to_have_text("Ben (you)")
     page.context.close()
+
+
+def test_the_row_preview_measures_rows_as_the_scoring_rules_do(page: Page, server: WebServer) -> None:
+    """17.8: the client's row preview (js/rowscore.js) is a port of games/conspiranoicos/scoring.py;
+    on 400 random rows of 1 to 8 cards (with every special card, Pyramid symbols, an Eye gained by a
+    swap, both sequence rules) it measures exactly what the scoring rules measure."""
+    from conflictology.games.conspiranoicos import scoring
+
+    page.goto(server.url + "/")
+    cards = CONSPIRANOICOS.new_game(players=2, seed=1).view(0)["cards"]
+    rng = random.Random(17)
+    cases = []
+    for _ in range(400):
+        row = rng.sample(cards, rng.randint(1, 8))
+        t = [rng.choice("GIAR") for _ in range(3)]
+        s = rng.choice("GIAR")
+        gained = [c["id"] for c in row if c.get("special") and rng.random() < 0.5]
+        any_order = rng.random() < 0.3
+        syms = [
+            tuple(c["front"]) if not c.get("special")
+            else (s,) if c["special"] == "all_seeing_eye" and c["id"] not in gained else ()
+            for c in row
+        ]
+        values = [c["value"] for c in row]
+        want = {
+            "sequence": scoring.sequence(values, any_order)[0],
+            "run": scoring.run(syms)[0],
+            "triple": scoring.triple(syms, t),
+            "pairs": scoring.pairs(syms, t)[0],
+            "majority": scoring.majority(syms, s),
+        }
+        cases.append({"row": row, "t": t, "s": s, "gained": gained, "anyOrder": any_order, "want": want})
+    got = page.evaluate("""async (cases) => {
+      const m = await import('/js/rowscore.js');
+      return cases.map((k) => {
+        const p = m.preview(k.row, k.t, k.s, { gained: k.gained, anyOrder: k.anyOrder });
+        return { sequence: p.sequence, run: p.run, triple: p.triple, pairs: p.pairs, majority: p.majority };
+      });
+    }""", cases)
+    wrong = [(k, g) for k, g in zip(cases, got, strict=True) if k["want"] != g]
+    assert wrong == [], wrong[:3]
+    assert any(k["want"]["triple"] >= 1 for k in cases) and any(k["want"]["sequence"] >= 3 for k in cases)
