@@ -241,7 +241,8 @@ def conspiranoicos_step(page: Page, seen: Seen) -> bool:
         return _try_click(page, ".table-area .card-btn.pick:enabled")
     if _try_click(page, "[data-k=act-pass]"):
         return True
-    return _try_click(page, ".consp-player.mine .card-btn.place:enabled")
+    # Sort Evidence: the whole row is arranged, then confirmed (its cards then go down one by one).
+    return _try_click(page, "[data-k=row-confirm]:enabled")
 
 
 def play_until_over(

@@ -462,3 +462,58 @@ def test_the_row_preview_measures_rows_as_the_scoring_rules_do(page: Page, serve
     wrong = [(k, g) for k, g in zip(cases, got, strict=True) if k["want"] != g]
     assert wrong == [], wrong[:3]
     assert any(k["want"]["triple"] >= 1 for k in cases) and any(k["want"]["sequence"] >= 3 for k in cases)
+
+
+def test_the_whole_row_is_arranged_then_confirmed_and_scores_as_previewed(
+    browser: Browser, server: WebServer
+) -> None:
+    """17.8 end to end: at Sort Evidence each player arranges the whole row (tap a card, then another,
+    to swap them), sees a preview of their own row by criterion, and confirms; the row goes down in
+    that order and the end screen's measures for the row are the preview's."""
+    from browser_helpers import Seen, conspiranoicos_step
+
+    room = api_room(server, "conspiranoicos", ["Ana", "Ben"])
+    api_start(server, room)
+    ana, ben = new_page(browser, PHONE), new_page(browser)
+    errors = watch_errors(ana)
+    open_seat(ana, server, room, 0, "Ana")
+    open_seat(ben, server, room, 1, "Ben")
+    seen = Seen()
+    for _ in range(600):
+        arranging = [p.locator("[data-testid=row-arranger]").count() > 0 for p in (ana, ben)]
+        if all(arranging):
+            break
+        acted = False
+        for page, done in zip((ana, ben), arranging, strict=True):
+            if not done and conspiranoicos_step(page, seen):
+                acted = True
+        if not acted:
+            ana.wait_for_timeout(50)
+    else:
+        raise AssertionError("the rows were never arranged")
+    # The preview is computed from this player's own view (js/rowscore.js): its own row's criteria.
+    preview = ana.locator("[data-testid=row-preview]")
+    expect(preview).to_contain_text("Sequence")
+    before = ana.locator(".arr-cards .card-btn").evaluate_all("els => els.map((e) => e.dataset.card)")
+    assert len(before) >= 6
+    ana.click("[data-k=arr-0]")
+    expect(ana.locator("[data-k=arr-0]")).to_have_attribute("aria-pressed", "true")
+    ana.click(f"[data-k=arr-{len(before) - 1}]")
+    after = ana.locator(".arr-cards .card-btn").evaluate_all("els => els.map((e) => e.dataset.card)")
+    assert after == [before[-1], *before[1:-1], before[0]]
+    measures = dict(ana.locator("[data-testid=row-preview] tbody tr").evaluate_all(
+        "els => els.map((e) => [e.dataset.criterion, e.dataset.measure])"))
+    ana.click("[data-k=row-confirm]")
+    ben.click("[data-k=row-confirm]")
+    ana.wait_for_selector("[data-testid=score-breakdown]", timeout=30_000)
+    # The row as arranged, in order, is the one scored.
+    row = ana.locator(".consp-player.mine .row-cards .card-art").evaluate_all(
+        "els => els.map((e) => e.getAttribute('aria-label'))")
+    assert len(row) == len(after)
+    scored = dict(ana.locator("[data-testid=score-breakdown] tbody tr").evaluate_all(
+        "els => els.map((tr) => [tr.querySelector('th').textContent, tr.querySelectorAll('td')[0].title])"))
+    names = {"sequence": "Sequence", "run": "Symbol run", "triple": "Pyramid triple", "pairs": "Pairs",
+             "majority": "Majority"}
+    for key, title in names.items():
+        assert scored[title] == measures[key], (key, scored, measures)
+    assert errors == [], errors

@@ -395,4 +395,14 @@ export default {
   },
   // Conspiranoicos cards as players see them (17.7).
   cardNames: { plain: '{value} {fronts}', special: '{name} ({value})' },
+  // Arranging one's Conspiranoicos row, with a live preview of one's own cards (17.8).
+  rowPlan: {
+    hint: 'Arrange your whole row: tap a card, then another, to swap them. It is scored left to right.',
+    at: 'Position {n}: {card}', placedAt: 'Position {n} (placed): {card}',
+    preview: 'Your row so far (your cards only)', criterion: 'Criterion', yours: 'Your row', points: 'Points',
+    atLeast: '{n} (more if longer than theirs)', against: 'compared with the other row',
+    won: 'won', lost: 'not won',
+    rules: 'Sequence or symbol run of 3+: 1 point, +1 for the longest. The Pyramid’s symbols {t} in order: 2 points. Pairs of them, and cards showing {s}: 2 points to whoever has more, +1 if ahead by 2.',
+    confirm: 'Confirm this row', placing: 'Placing your row…',
+  },
 };

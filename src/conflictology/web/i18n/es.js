@@ -395,4 +395,14 @@ export default {
   },
   // Las cartas de Conspiranoicos como las ven los jugadores (17.7).
   cardNames: { plain: '{value} {fronts}', special: '{name} ({value})' },
+  // Ordenar la fila de Conspiranoicos, con una vista previa de las cartas propias (17.8).
+  rowPlan: {
+    hint: 'Ordena toda tu fila: toca una carta y luego otra para intercambiarlas. Se puntúa de izquierda a derecha.',
+    at: 'Posición {n}: {card}', placedAt: 'Posición {n} (colocada): {card}',
+    preview: 'Tu fila por ahora (solo tus cartas)', criterion: 'Criterio', yours: 'Tu fila', points: 'Puntos',
+    atLeast: '{n} (más si es más larga que la del rival)', against: 'se compara con la otra fila',
+    won: 'ganado', lost: 'no ganado',
+    rules: 'Secuencia o racha de símbolos de 3 o más: 1 punto, +1 a la más larga. Los símbolos de la Pirámide {t} en orden: 2 puntos. Sus parejas, y las cartas con {s}: 2 puntos para quien tenga más, +1 si saca 2 de ventaja.',
+    confirm: 'Confirmar esta fila', placing: 'Colocando tu fila…',
+  },
 };

@@ -3,6 +3,7 @@
 import { evidenceBack, evidenceCard, factionBadge, plainBack } from './cards.js';
 import { h } from './dom.js';
 import { has, t } from './i18n.js';
+import { preview } from './rowscore.js';
 // The deck in play comes with every view: `cards`, the catalogue of its 18 cards (id, value, fronts,
 // back, challenge and its English text, special). The deck's contents are public, and a room may load
 // another deck file (option deck_file), so the client keeps no copy of its own.
@@ -247,8 +248,8 @@ function playerArea(c, pl, seat, kind) {
   const handItems = typeof pl.hand === 'number'
     ? Array.from({ length: pl.hand }, (_, i) => h('span', { class: 'card-static', 'data-k': `h-${i}` }, plainBack(t('conspiranoicos.hand'), { small: true })))
     : hand.map((x, i) => {
-    if (mine && (ty.has('play') || ty.has('place'))) {
-      const kindAct = ty.has('play') ? 'play' : 'place';
+    if (mine && ty.has('play')) {
+      const kindAct = 'play';
       const a = c.legal.find((l) => l.type === kindAct && l.card === x);
       return h('button', { type: 'button', class: ['card-btn', kindAct], disabled: !a || c.busy, 'data-k': `hand-${x}`,
         'data-card': x, onclick: () => c.act(a) }, item(x), h('span', { class: 'card-cap' }, t(`conspiranoicos.verbs.${kindAct}`)));
@@ -259,7 +260,7 @@ function playerArea(c, pl, seat, kind) {
     : Array.from({ length: row || 0 }, () => plainBack(t('conspiranoicos.placed'), { small: true }));
   const scores = c.view.score_detail;
   // The hand is the decision (play, place): on a phone this side becomes the sticky bar (style.css).
-  const deciding = mine && (ty.has('play') || ty.has('place'));
+  const deciding = mine && ty.has('play');
   return h('section', { class: ['consp-player', mine ? 'mine' : 'theirs', deciding && 'deciding'], 'aria-label': mine ? t('conspiranoicos.yourSide') : c.name(seat), 'data-seat': seat },
     h('header', null,
       h('span', { class: 'pname' }, mine ? `${c.name(seat)} (${t('common.you')})` : c.name(seat)),
@@ -300,8 +301,10 @@ function controls(c) {
     box.appendChild(h('p', { class: 'hint' }, t(ty.has('abduct') ? 'conspiranoicos.abductHint' : 'conspiranoicos.gnomeHint')));
     const pass = c.legal.find((a) => a.type === 'pass');
     if (pass) box.appendChild(h('button', { type: 'button', class: 'secondary', disabled: c.busy, 'data-k': 'act-pass', onclick: () => c.act(pass) }, t('conspiranoicos.noSwap')));
-  } else if (ty.has('play') || ty.has('place')) {
-    box.appendChild(h('p', { class: 'hint' }, t(ty.has('play') ? 'conspiranoicos.playHint' : 'conspiranoicos.placeHint')));
+  } else if (ty.has('place')) {
+    box.appendChild(arranger(c));
+  } else if (ty.has('play')) {
+    box.appendChild(h('p', { class: 'hint' }, t('conspiranoicos.playHint')));
   }
   const known = new Set(['play', 'send', 'keep', 'abduct', 'reveal_gnome', 'place', 'pass']);
   const unknown = c.legal.filter((a) => !known.has(a.type));
@@ -309,6 +312,95 @@ function controls(c) {
     box.appendChild(h('div', { class: 'row' }, unknown.map((a, i) => h('button', { type: 'button', class: 'secondary', 'data-k': `unk-${i}`, onclick: () => c.act(a) }, a.type))));
   }
   return box;
+}
+
+// ---- arranging the row (17.8) -----------------------------------------------------------------------
+// The whole row is arranged at once: tap a card, then another, to swap them; a preview measures the
+// row by each criterion (one's own cards only: js/rowscore.js); Confirm places the cards one by one,
+// left to right (one `place` action each, as the rules engine takes them). Cards already placed (a
+// clock that ran out places the first card of the hand) stay where they are. Kept across the state
+// messages of the placing, so it lives here rather than in the per-decision `c.ui`.
+let arrangement = { key: '', order: [], picked: null, queue: [], sent: null, retry: null };
+
+function arranger(c) {
+  const v = c.view;
+  const me = v.players[c.you] || {};
+  const placed = Array.isArray(me.row) ? me.row : [];
+  const hand = Array.isArray(me.hand) ? me.hand : [];
+  const key = [...placed, ...hand].sort().join();
+  if (arrangement.key !== key) arrangement = { key, order: [...placed, ...hand], picked: null, queue: [], sent: null, retry: null };
+  const order = [...placed, ...arrangement.order.filter((id) => !placed.includes(id))];
+  arrangement.order = order;
+  sendQueued(c, placed);
+  const sending = arrangement.queue.length > 0;
+  const pick = (i) => {
+    const a = arrangement;
+    if (a.picked === null) a.picked = i;
+    else if (a.picked === i) a.picked = null;
+    else {
+      [a.order[a.picked], a.order[i]] = [a.order[i], a.order[a.picked]];
+      a.picked = null;
+    }
+    c.rerender();
+  };
+  const cards = order.map((id, i) => {
+    const fixed = i < placed.length;
+    const on = arrangement.picked === i;
+    return h('button', {
+      type: 'button', class: ['card-btn', 'arr', on && 'on', fixed && 'placed'], disabled: fixed || sending || c.busy,
+      'aria-pressed': String(on), 'data-k': `arr-${i}`, 'data-card': id,
+      'aria-label': t(fixed ? 'rowPlan.placedAt' : 'rowPlan.at', { n: i + 1, card: describe(cardInfo(id)) }),
+      onclick: () => pick(i),
+    }, face(id, { small: true }), h('span', { class: 'card-cap' }, String(i + 1)));
+  });
+  const ps = v.pyramid_symbols || {};
+  const p = preview(order.map(cardInfo), ps.T || [], ps.S || '', {
+    gained: v.gained || [], anyOrder: !!(v.options && v.options.sequence_any_order) });
+  const pts = (n) => t('conspiranoicos.points', { n });
+  const line = (key, measure, points) => h('tr', { 'data-criterion': key, 'data-measure': String(measure) },
+    h('th', { scope: 'row' }, t(`conspiranoicos.criteria.${key}`)),
+    h('td', null, measure), h('td', null, points));
+  const finalWon = v.final_winner === null || v.final_winner === undefined ? null : v.final_winner === c.you;
+  return h('div', { class: 'row-arranger', 'data-testid': 'row-arranger' },
+    h('p', { class: 'hint' }, t('rowPlan.hint')),
+    h('div', { class: 'hand arr-cards', role: 'group', 'aria-label': t('conspiranoicos.row') }, cards),
+    h('table', { class: 'scores row-preview', 'data-testid': 'row-preview' },
+      h('caption', null, t('rowPlan.preview')),
+      h('thead', null, h('tr', null, ['criterion', 'yours', 'points'].map((k) => h('th', { scope: 'col' }, t(`rowPlan.${k}`))))),
+      h('tbody', null,
+        finalWon === null ? null : line('final', t(finalWon ? 'rowPlan.won' : 'rowPlan.lost'), pts(finalWon ? 1 : 0)),
+        line('sequence', p.sequence, p.sequence >= 3 ? t('rowPlan.atLeast', { n: 1 }) : pts(0)),
+        line('run', p.run, p.run >= 3 ? t('rowPlan.atLeast', { n: 1 }) : pts(0)),
+        line('triple', p.triple, p.triple >= 1 ? t('rowPlan.atLeast', { n: 2 }) : pts(0)),
+        line('pairs', p.pairs, t('rowPlan.against')),
+        line('majority', p.majority, t('rowPlan.against')))),
+    h('p', { class: 'muted small' }, t('rowPlan.rules', {
+      t: (ps.T || []).map(faction).join(' · ') || '—', s: ps.S ? faction(ps.S) : '—' })),
+    h('button', { type: 'button', class: 'primary', 'data-k': 'row-confirm', disabled: sending || c.busy,
+      onclick: () => { arrangement.queue = order.slice(placed.length); arrangement.picked = null; c.rerender(); } },
+    sending ? t('rowPlan.placing') : t('rowPlan.confirm')));
+}
+
+// The confirmed row goes down one card per state message, in order. A card is sent again only when
+// it was refused: the opponent's placing may make an action stale on its way (the server then says
+// so and changes nothing), which shows here as the same card still unplaced a while later.
+const RESEND_MS = 1500;
+
+function sendQueued(c, placed) {
+  const a = arrangement;
+  a.queue = a.queue.filter((id) => !placed.includes(id));
+  clearTimeout(a.retry);
+  if (!a.queue.length) return;
+  if (c.busy) return;
+  const action = c.legal.find((x) => x.type === 'place' && x.card === a.queue[0]);
+  if (!action) return;
+  const now = Date.now();
+  if (a.sent && a.sent.card === action.card && now - a.sent.at < RESEND_MS) {
+    a.retry = setTimeout(() => c.rerender(), RESEND_MS);
+    return;
+  }
+  a.sent = { card: action.card, at: now };
+  setTimeout(() => c.act(action), 0);
 }
 
 // ---- the end: score breakdown --------------------------------------------------------------------------
