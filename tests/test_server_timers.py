@@ -129,3 +129,18 @@ def test_a_snapshot_round_trip_keeps_the_clock_and_the_game() -> None:
     assert copy.state.to_json() == room.state.to_json()
     copy.act(1, {"type": "pass"}, copy.seq, 52.0)
     assert copy.deadline == room.deadline  # the restored window keeps its clock too
+
+
+def test_state_messages_say_whose_clock_ran_out_and_nothing_more() -> None:
+    """Issue 17.13: a state message lists the timeouts of the game (the state each made and the
+    seat), so a client can say the clock ran out rather than present it as a choice; the action
+    itself is not in it (an exchange's kept cards are private)."""
+    t = 1000.0
+    room = capitol_room(t)
+    assert room.message_for(1, set())["timeouts"] == []
+    room.expire(t + room.settings.turn_seconds + 1)  # seat 0's turn: Income on timeout
+    msg = room.message_for(1, set())
+    assert msg["timeouts"] == [{"seq": room.seq, "seat": 0}]
+    assert room.actions[-1]["by"] == "timeout"
+    assert set(msg["timeouts"][0]) == {"seq", "seat"}
+

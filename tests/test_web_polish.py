@@ -517,3 +517,24 @@ def test_the_whole_row_is_arranged_then_confirmed_and_scores_as_previewed(
     for key, title in names.items():
         assert scored[title] == measures[key], (key, scored, measures)
     assert errors == [], errors
+
+
+def test_a_clock_that_ran_out_is_said_as_such(browser: Browser, server: WebServer) -> None:
+    """17.13: when Ben's clock runs out and the game takes Income for him, Ana's page says his time
+    ran out (under the banner) and marks the log entry, rather than showing it as Ben's choice."""
+    room = api_room(server, "capitol", ["Ana", "Ben"], timers=True, turn_seconds=1, response_seconds=1,
+                    choice_seconds=1)
+    with server.api() as http:
+        auth = {"Authorization": f"Bearer {room['tokens'][0]}"}
+        r = http.patch(f"/api/rooms/{room['code']}", json={"options": {"first_player": 1}}, headers=auth)
+        assert r.status_code == 200, r.text
+    page = new_page(browser)
+    open_seat(page, server, room, 0, "Ana")
+    page.wait_for_selector(".lobby")
+    api_start(server, room)
+    note = page.locator("[data-testid=timeout-note]")
+    expect(note).to_contain_text("Ben: time ran out, so the game chose for them.", timeout=10_000)
+    marked = page.locator(".log-list li.timed-out").first
+    expect(marked).to_contain_text("Ben takes Income.")
+    expect(marked).to_contain_text("time ran out")
+    page.context.close()

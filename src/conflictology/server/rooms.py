@@ -657,12 +657,20 @@ class Room:
             "deadline": self.deadline,
             "timer": self.deadline_kind if self.deadline is not None else None,
             "room": info,
+            "timeouts": self.timeouts(),
         }
         if state.is_over():
             msg["winners"] = state.winners()
             if "winners" not in view:
                 view["winners"] = state.winners()
         return msg
+
+    def timeouts(self, last: int = 20) -> list[dict[str, int]]:
+        """Whose clock ran out in this game, newest last: the state each timeout action made (``seq``)
+        and the seat. Public, as the clock was; the action itself is told by the game's log (an
+        action's own fields may be private: the cards an exchange keeps)."""
+        out = [{"seq": a["seq"], "seat": a["seat"]} for a in self.actions if a["by"] == "timeout"]
+        return out[-last:]
 
     def archive_record(self) -> dict[str, Any]:
         """The finished game, whole: initial deal, every action, final state (ruling: a finished

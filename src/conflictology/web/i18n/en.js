@@ -405,4 +405,10 @@ export default {
     rules: 'Sequence or symbol run of 3+: 1 point, +1 for the longest. The Pyramid’s symbols {t} in order: 2 points. Pairs of them, and cards showing {s}: 2 points to whoever has more, +1 if ahead by 2.',
     confirm: 'Confirm this row', placing: 'Placing your row…',
   },
+  // A clock that ran out is said as such (17.13).
+  clock: {
+    ranOut: '{names}: time ran out, so the game chose for them.',
+    ranOutYou: 'Your time ran out, so the game chose for you.',
+    mark: 'time ran out',
+  },
 };

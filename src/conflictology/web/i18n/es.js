@@ -405,4 +405,10 @@ export default {
     rules: 'Secuencia o racha de símbolos de 3 o más: 1 punto, +1 a la más larga. Los símbolos de la Pirámide {t} en orden: 2 puntos. Sus parejas, y las cartas con {s}: 2 puntos para quien tenga más, +1 si saca 2 de ventaja.',
     confirm: 'Confirmar esta fila', placing: 'Colocando tu fila…',
   },
+  // Un reloj que se agotó se dice como tal (17.13).
+  clock: {
+    ranOut: '{names}: se acabó el tiempo y el juego eligió por ellos.',
+    ranOutYou: 'Se te acabó el tiempo y el juego eligió por ti.',
+    mark: 'se acabó el tiempo',
+  },
 };

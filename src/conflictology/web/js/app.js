@@ -166,6 +166,7 @@ function onMessage(msg) {
     refreshSeat(msg.you);
     render();
   } else if (msg.type === 'state') {
+    noteTimeouts(msg);
     S.msg = msg;
     S.seq = msg.seq;
     S.busy = false;
@@ -350,6 +351,7 @@ function render() {
   else if (S.screen === 'gone') main.appendChild(goneScreen());
   else main.appendChild(h('div', { class: 'panel center' }, h('p', { class: 'muted' }, t('status.connecting'))));
   root.appendChild(main);
+  if (S.screen === 'table') markTimeouts();
   renderStatus();
   renderToast();
   tick();
@@ -848,6 +850,7 @@ function tableScreen() {
       h('span', { class: 'banner-text' }, banner.text),
       c.deadline ? countdown(c.deadline, c.legal.length > 0) : null,
       S.spectator ? h('span', { class: 'tag' }, t('status.spectator')) : null),
+    timeoutNote(c),
     over ? endPanel(c, mod) : null,
     mod.renderTable(c),
     h('div', { class: 'table-foot' },
@@ -855,6 +858,56 @@ function tableScreen() {
       h('div', { class: 'row' },
         !S.spectator ? h('button', { type: 'button', class: 'ghost', 'data-k': 'leave', onclick: askLeave }, t('lobby.leave')) : null)),
     S.confirmLeave ? leaveConfirm() : null);
+}
+
+// ---- clocks that ran out (issue 17.13) -------------------------------------------------------------------
+// A state message lists the game's timeouts (docs/protocol.md): the state each made and the seat. A
+// timeout new since the last state is said under the banner, and the log entry it made is marked, so
+// that "Ben takes Income." does not read as Ben's choice.
+const NOTE_MS = 10000;
+
+function noteTimeouts(msg) {
+  const log = (msg.view && msg.view.log) || [];
+  const gameId = msg.room && msg.room.game_id;
+  if (S.marksGame !== gameId) { S.marksGame = gameId; S.timeoutMarks = []; S.timeoutNote = null; }
+  const fresh = S.seq === null || S.seq === undefined ? []
+    : (msg.timeouts || []).filter((x) => x.seq > S.seq && x.seq <= msg.seq);
+  if (fresh.length) {
+    const seats = [...new Set(fresh.map((x) => x.seat))];
+    S.timeoutMarks.push({ from: S.logLen || 0, to: log.length, seats });
+    S.timeoutNote = { seats, until: Date.now() + NOTE_MS };
+    setTimeout(() => render(), NOTE_MS + 50);
+  }
+  S.logLen = log.length;
+}
+
+function timeoutNote(c) {
+  const note = S.timeoutNote;
+  if (!note || Date.now() > note.until) return null;
+  const mine = c.you !== null && note.seats.includes(c.you);
+  const others = note.seats.filter((s) => s !== c.you).map((s) => c.name(s));
+  const parts = [];
+  if (mine) parts.push(t('clock.ranOutYou'));
+  if (others.length) parts.push(t('clock.ranOut', { names: others.join(', ') }));
+  return h('p', { class: 'timeout-note', role: 'status', 'data-testid': 'timeout-note' }, `⏱ ${parts.join(' ')}`);
+}
+
+// Marks the log entries a timeout made (the log shows its last 60 entries).
+function markTimeouts() {
+  const list = document.querySelector('.log-list');
+  if (!list || !S.timeoutMarks || !S.timeoutMarks.length) return;
+  const items = [...list.children];
+  const offset = Math.max(0, (S.logLen || 0) - items.length);
+  for (const mark of S.timeoutMarks) {
+    const names = mark.seats.map((s) => nameOf(s));
+    for (let i = mark.from; i < mark.to; i += 1) {
+      const li = items[i - offset];
+      if (!li || li.classList.contains('timed-out') || !names.some((n) => li.textContent.includes(n))) continue;
+      li.classList.add('timed-out');
+      li.appendChild(h('span', { class: 'timed-out-mark' }, ` ⏱ ${t('clock.mark')}`));
+      break;
+    }
+  }
 }
 
 function isOver(view) {
