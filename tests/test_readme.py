@@ -31,3 +31,25 @@ def test_readme_opens_with_the_two_commands() -> None:
     assert "scripts/test" in ci
     for script in ("serve", "test"):
         assert (ROOT / "scripts" / script).stat().st_mode & 0o111, f"scripts/{script} must be executable"
+
+
+def test_readme_puts_players_first_and_says_where_commands_and_rooms_live(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 17: players read first (the browser before hosting, bots and RL); the commands shown
+    after `scripts/serve` are in `.venv/bin/`, and the README says so; the default SQLite file is
+    where the server really puts it (shared by every clone on the machine)."""
+    import platformdirs
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    order = [text.index(h) for h in ("## Play in the browser", "## For hosts", "## For bot and AI writers")]
+    assert order == sorted(order)
+    assert text.index(".venv/bin/") < text.index("conflictology serve --db")
+    assert "source .venv/bin/activate" in text
+    # The path the server uses on Linux (config.default_db_url), as the README spells it.
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    data = platformdirs.unix.Unix("conflictology", appauthor=False).user_data_dir
+    shown = data.replace(str(Path.home()), "~", 1) + "/conflictology.sqlite3"
+    assert shown == "~/.local/share/conflictology/conflictology.sqlite3"
+    assert shown in text
+
