@@ -86,13 +86,16 @@ def test_capitol_full_game_two_people_and_a_bot(
             # The claims summary is the end's alone: nothing of it shows while the game goes on (one
             # evaluate, so the page cannot re-render between the two looks).
             assert not page.evaluate(EARLY_SUMMARY)
-        # Keep pictures of a response prompt and of a threat, the first time each shows up.
+        # Keep pictures of a response prompt and of a threat (a card to lose or show), the first time
+        # each shows up: two different moments (a claim against you is both, and made them one picture).
         for page in (ana, ben):
             classes = page.locator("[data-testid=banner]").get_attribute("class") or ""
-            if "threat" in classes and "threat" not in shots_taken:
+            card_prompt = page.locator(".my-hand .card-btn.lose, .my-hand .card-btn.show").count()
+            if "threat" in classes and card_prompt and "threat" not in shots_taken:
                 shots_taken.add("threat")
                 shot(page, "capitol-threat", tmp_path)
-            if page.locator("[data-k=act-challenge]").count() and "respond" not in shots_taken:
+            responding = page.locator("[data-k=act-challenge]").count() and "threat" not in classes
+            if responding and "respond" not in shots_taken:
                 shots_taken.add("respond")
                 shot(page, "capitol-respond", tmp_path)
 
@@ -160,7 +163,7 @@ def test_conspiranoicos_full_game_through_the_ui(
             if page.locator("[data-k=send-zone]").count() and "send" not in taken:
                 taken.add("send")
                 shot(page, "conspiranoicos-send", tmp_path)
-            if page.locator(".card-btn.place").count() and "build" not in taken:
+            if page.locator("[data-testid=row-arranger]").count() and "build" not in taken:
                 taken.add("build")
                 shot(page, "conspiranoicos-build", tmp_path)
 

@@ -484,13 +484,17 @@ def test_the_whole_row_is_arranged_then_confirmed_and_scores_as_previewed(
         if all(arranging):
             break
         acted = False
-        for page, done in zip((ana, ben), arranging, strict=True):
-            if not done and conspiranoicos_step(page, seen):
+        for page in (ana, ben):
+            # Checked just before each step: the driver would confirm an arranged row at once.
+            if not page.locator("[data-testid=row-arranger]").count() and conspiranoicos_step(page, seen):
                 acted = True
         if not acted:
             ana.wait_for_timeout(50)
     else:
         raise AssertionError("the rows were never arranged")
+    # The whole decision is on screen, on a phone (Ana) and at 1280×800 (Ben).
+    for page in (ana, ben):
+        assert page.evaluate(OFF_SCREEN, ".row-arranger button") == [], page.viewport_size
     # The preview is computed from this player's own view (js/rowscore.js): its own row's criteria.
     preview = ana.locator("[data-testid=row-preview]")
     expect(preview).to_contain_text("Sequence")

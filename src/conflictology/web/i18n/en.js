@@ -249,7 +249,7 @@ export default {
       keep: '{winner} won the round: pick the card you keep for your zone.',
       abduct: 'Abduction: swap it for a face-down Pyramid card (slots 1–3), or keep it.',
       gnome: 'Gnome Revelation: swap it for a face-up Pyramid card (slots 4–6), or keep it.',
-      place: 'Build your row: choose card {n} of 6, left to right.',
+      place: 'Sort Evidence: arrange your whole row, then confirm it.',
       choose: 'Your decision.', waiting: 'Waiting for {name}…', watch: 'Round {round}.',
     },
     phases: {
@@ -403,7 +403,7 @@ export default {
     atLeast: '{n} (more if longer than theirs)', against: 'compared with the other row',
     won: 'won', lost: 'not won',
     rules: 'Sequence or symbol run of 3+: 1 point, +1 for the longest. The Pyramid’s symbols {t} in order: 2 points. Pairs of them, and cards showing {s}: 2 points to whoever has more, +1 if ahead by 2.',
-    confirm: 'Confirm this row', placing: 'Placing your row…',
+    confirm: 'Confirm this row', placing: 'Placing your row…', how: 'How rows score', onePoint: '1 point',
   },
   // A clock that ran out is said as such (17.13).
   clock: {

@@ -249,7 +249,7 @@ export default {
       keep: '{winner} ganó la ronda: elige la carta que guardas en tu zona.',
       abduct: 'Abducción: cámbiala por una carta boca abajo de la Pirámide (huecos 1–3) o quédatela.',
       gnome: 'Revelación Gnómica: cámbiala por una carta boca arriba de la Pirámide (huecos 4–6) o quédatela.',
-      place: 'Ordena tu fila: elige la carta {n} de 6, de izquierda a derecha.',
+      place: 'Ordenar las pruebas: ordena toda tu fila y confírmala.',
       choose: 'Te toca decidir.', waiting: 'Esperando a {name}…', watch: 'Ronda {round}.',
     },
     phases: {
@@ -403,7 +403,7 @@ export default {
     atLeast: '{n} (más si es más larga que la del rival)', against: 'se compara con la otra fila',
     won: 'ganado', lost: 'no ganado',
     rules: 'Secuencia o racha de símbolos de 3 o más: 1 punto, +1 a la más larga. Los símbolos de la Pirámide {t} en orden: 2 puntos. Sus parejas, y las cartas con {s}: 2 puntos para quien tenga más, +1 si saca 2 de ventaja.',
-    confirm: 'Confirmar esta fila', placing: 'Colocando tu fila…',
+    confirm: 'Confirmar esta fila', placing: 'Colocando tu fila…', how: 'Cómo puntúan las filas', onePoint: '1 punto',
   },
   // Un reloj que se agotó se dice como tal (17.13).
   clock: {

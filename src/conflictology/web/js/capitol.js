@@ -387,7 +387,8 @@ export function endDetail(c) {
   if (!s || !Array.isArray(s.claims)) return null;
   const seats = (c.view.players || []).map((_, i) => i);
   const count = (list, seat) => String((Array.isArray(list) && list[seat]) || 0);
-  return h('div', { class: 'claims-summary' },
+  // Scrolls sideways on a narrow phone: focusable, so a keyboard can scroll it too.
+  return h('div', { class: 'claims-summary', tabindex: 0, role: 'region', 'aria-label': t('capitol.summary.title') },
     h('table', { class: 'scores claims', 'data-testid': 'claims-summary' },
       h('caption', null, t('capitol.summary.title')),
       h('thead', null, h('tr', null,

@@ -114,7 +114,9 @@ export function renderTable(c) {
   const me = c.you !== null && c.you !== undefined ? c.you : 0;
   const opp = other(c);
   const spectator = c.you === null || c.you === undefined;
-  return h('div', { class: 'consp-table' },
+  // Arranging the row: the arranger (in the controls) comes first and holds one's hand (17.8).
+  const arranging = !spectator && types(c.legal).has('place');
+  return h('div', { class: ['consp-table', arranging && 'arranging'] },
     playerArea(c, players[opp], opp, 'opp'),
     h('section', { class: 'middle', 'aria-label': t('conspiranoicos.middle') },
       challengeArea(c), sorting(v) ? h('div', { class: 'table-area' }) : tableArea(c), pyramidArea(c)),
@@ -268,10 +270,11 @@ function playerArea(c, pl, seat, kind) {
       away(c, seat) ? h('span', { class: 'tag away' }, t('common.away')) : null,
       Array.isArray(c.view.scores) && c.view.scores.length ? h('span', { class: 'tag score' }, t('conspiranoicos.points', { n: c.view.scores[seat] })) : null),
     h('div', { class: 'zones' },
-      h('div', { class: 'zone-block hand-block' }, h('h4', null, t('conspiranoicos.hand')), h('div', { class: 'hand' }, handItems.length ? handItems : h('span', { class: 'muted' }, '—'))),
+      mine && ty.has('place') ? null
+        : h('div', { class: 'zone-block hand-block' }, h('h4', null, t('conspiranoicos.hand')), h('div', { class: 'hand' }, handItems.length ? handItems : h('span', { class: 'muted' }, '—'))),
       sorting(c.view) && !zone.length ? null
         : h('div', { class: 'zone-block' }, h('h4', null, t('conspiranoicos.zone')), h('div', { class: 'hand zone' }, zone.length ? zone.map((x) => item(x, { small: true })) : h('span', { class: 'muted' }, '—'))),
-      rowItems.length || (Array.isArray(row) && ty.has('place'))
+      (rowItems.length || (Array.isArray(row) && ty.has('place'))) && !(mine && ty.has('place'))
         ? h('div', { class: 'zone-block' }, h('h4', null, t('conspiranoicos.row')), h('div', { class: 'hand row-cards' }, rowItems)) : null),
     scores ? null : null);
 }
@@ -356,7 +359,7 @@ function arranger(c) {
   const ps = v.pyramid_symbols || {};
   const p = preview(order.map(cardInfo), ps.T || [], ps.S || '', {
     gained: v.gained || [], anyOrder: !!(v.options && v.options.sequence_any_order) });
-  const pts = (n) => t('conspiranoicos.points', { n });
+  const pts = (n) => (n === 1 ? t('rowPlan.onePoint') : t('conspiranoicos.points', { n }));
   const line = (key, measure, points) => h('tr', { 'data-criterion': key, 'data-measure': String(measure) },
     h('th', { scope: 'row' }, t(`conspiranoicos.criteria.${key}`)),
     h('td', null, measure), h('td', null, points));
@@ -374,8 +377,9 @@ function arranger(c) {
         line('triple', p.triple, p.triple >= 1 ? t('rowPlan.atLeast', { n: 2 }) : pts(0)),
         line('pairs', p.pairs, t('rowPlan.against')),
         line('majority', p.majority, t('rowPlan.against')))),
-    h('p', { class: 'muted small' }, t('rowPlan.rules', {
-      t: (ps.T || []).map(faction).join(' · ') || '—', s: ps.S ? faction(ps.S) : '—' })),
+    h('details', { class: 'row-rules' }, h('summary', null, t('rowPlan.how')),
+      h('p', { class: 'muted small' }, t('rowPlan.rules', {
+        t: (ps.T || []).map(faction).join(' · ') || '—', s: ps.S ? faction(ps.S) : '—' }))),
     h('button', { type: 'button', class: 'primary', 'data-k': 'row-confirm', disabled: sending || c.busy,
       onclick: () => { arrangement.queue = order.slice(placed.length); arrangement.picked = null; c.rerender(); } },
     sending ? t('rowPlan.placing') : t('rowPlan.confirm')));
@@ -413,7 +417,7 @@ export function endDetail(c) {
   const seats = (v.players || []).map((_, i) => i);
   const criteria = Array.isArray(detail.criteria) ? detail.criteria : [];
   const sym = (f) => (f ? faction(f) : '—');
-  return h('div', { class: 'breakdown' },
+  return h('div', { class: 'breakdown', tabindex: 0, role: 'region', 'aria-label': t('conspiranoicos.breakdown') },
     detail.T ? h('p', { class: 'muted small' }, t('conspiranoicos.pyramidSymbols', {
       t: (detail.T || []).map(sym).join(' · '), s: sym(detail.S) })) : null,
     h('table', { class: 'scores', 'data-testid': 'score-breakdown' },
