@@ -229,7 +229,7 @@ def test_a_player_who_left_mid_game_takes_the_seat_back_with_the_same_token(serv
         assert http.post(f"{url}/leave", headers=auth(table.tokens[1])).status_code == 200
         r = http.post(f"{url}/rejoin", headers=auth(table.tokens[1]))
         assert r.status_code == 401  # after the game, leaving gives the seat up for good
-    record = game_record(server, table.code)
+    record = game_record(server, table.code, table.host_token)
     # The seat's own moves after the rejoin are the player's, not the bot's.
     assert any(a["seat"] == 1 and a["by"] == "player" for a in record["actions"])
     for p in (*players, back):
