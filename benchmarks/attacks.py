@@ -1748,9 +1748,13 @@ async def _check_room(
             if now.get("type") == "state" and game_id == now_game:
                 n, d = _lost(seq, entries, int(now["seq"]), list(now["view"].get("log") or []))
             else:
-                r = await pool.request("GET", f"/api/games/{game_id}", table.addrs[0])
+                # A private room's finished game is read with one of its players' tokens.
+                r = await pool.request(
+                    "GET", f"/api/games/{game_id}", table.addrs[0], token=table.tokens[0]
+                )
                 if r is None or r.status_code != 200:
                     n, d = seq - first + 1, False  # the game seen is gone, with every move seen of it
+                    notes.append(f"GET /api/games/{str(game_id)[:8]}: {r.status_code if r else 'no answer'}")
                 else:
                     record = r.json()
                     last = max((a["seq"] for a in record.get("actions", [])), default=-1)
