@@ -335,6 +335,15 @@ class Api:
         self.messages = RateLimits(
             config.ws_address_rate_per_second if config.address_limits else 0, config.ws_address_burst
         )
+        # Reactions per seat (whatever process its sockets are on) and per client address.
+        self.reactions_by_seat = hub.backend.budget(
+            "react-seat", config.reaction_rate_per_second, config.reaction_burst
+        )
+        self.reactions_by_address = hub.backend.budget(
+            "react",
+            config.reaction_address_rate_per_second if config.address_limits else 0,
+            config.reaction_address_burst,
+        )
         # The room listing, built at most once a second however many ask (page by page from it).
         self._listing: tuple[float, list[dict[str, Any]]] | None = None
         self._listing_task: asyncio.Task[list[dict[str, Any]]] | None = None
@@ -436,6 +445,8 @@ class Api:
                 "grace_seconds": self.config.grace_seconds,
                 # Where players open the game (share links, QR codes); null: the page's own origin.
                 "public_url": self.config.public_url,
+                # The reactions a seated player may send ({"type": "react", "emoji": ...}).
+                "reactions": list(protocol.REACTIONS),
             }
         )
 
@@ -588,6 +599,29 @@ class Api:
         # Durable before anyone hears of it: hub.change returns once the room is committed and shown.
         room, seat = await self.hub.change(self._code(request), lambda r: r.rejoin(token))
         return JSONResponse({"seat": seat, "room": room.info(self.hub.connected_seats(room))})
+
+    async def pause(self, request: Request) -> Response:
+        """The host stops every clock (and the bots) until they resume."""
+        await self._body(request, protocol.Empty)
+        token = self._token(request)
+
+        def pause(r: Room) -> None:
+            r.host_pause(r.require_host(token), time.time())
+
+        room, _ = await self.hub.change(self._code(request), pause)
+        return JSONResponse({"pause": room.pause_info(), "deadline": room.deadline, "seq": room.seq})
+
+    async def resume(self, request: Request) -> Response:
+        """The host starts the clocks again (ending their pause, or a player's hold early)."""
+        await self._body(request, protocol.Empty)
+        token = self._token(request)
+
+        def resume(r: Room) -> None:
+            r.require_host(token)
+            r.resume(time.time())
+
+        room, _ = await self.hub.change(self._code(request), resume)
+        return JSONResponse({"pause": None, "deadline": room.deadline, "seq": room.seq})
 
     @staticmethod
     def _game_id(request: Request) -> str:
@@ -805,6 +839,21 @@ class Api:
             old.send({"type": "replaced", "message": "this seat was opened in another tab"})
             old.close()
 
+    async def _react(self, conn: Connection, seat_id: str, emoji: str) -> None:
+        if emoji not in protocol.REACTIONS:
+            self._refuse(conn, "bad_emoji", f"a reaction is one of {' '.join(protocol.REACTIONS)}")
+            return
+        try:
+            wait = await self.reactions_by_seat.take(seat_id)
+            if wait is None:
+                wait = await self.reactions_by_address.take(conn.address)
+            if wait is not None:
+                self._refuse(conn, "rate_limited", f"too many reactions; wait {wait} s")
+                return
+            await self.hub.react(conn, emoji)
+        except (RoomError, BackendUnavailable) as exc:
+            self._refuse(conn, exc.code, exc.message)
+
     def _refuse(self, conn: Connection, code: str, message: str) -> None:
         self.metrics.refused.labels(code).inc()
         conn.send({"type": "error", "code": code, "message": message})
@@ -838,15 +887,22 @@ class Api:
                 self._refuse(conn, exc.code, exc.message)
             return
         if conn.seat_id is None:
-            self._refuse(conn, "spectator", "spectators cannot act")
+            what = "react" if isinstance(msg, protocol.React) else "act"
+            self._refuse(conn, "spectator", f"spectators cannot {what}")
             return
         seat_id = conn.seat_id
+        if isinstance(msg, protocol.React):
+            await self._react(conn, seat_id, msg.emoji)
+            return
 
         def act(r: Room) -> None:
             idx = r.seat_index(seat_id)
             if idx is None or r.seats[idx].left:
                 raise RoomError(403, "no_seat", "you no longer hold a seat in this room")
-            r.act(idx, msg.action, msg.seq, time.time())
+            if isinstance(msg, protocol.Hold):
+                r.hold(idx, time.time())
+            else:
+                r.act(idx, msg.action, msg.seq, time.time())
 
         try:
             await self.hub.change(conn.code, act)
@@ -924,6 +980,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         Route("/api/rooms/{code}/standings/reset", api.reset_standings, methods=["POST"]),
         Route("/api/rooms/{code}/claim", api.claim, methods=["POST"]),
         Route("/api/rooms/{code}/rejoin", api.rejoin, methods=["POST"]),
+        Route("/api/rooms/{code}/pause", api.pause, methods=["POST"]),
+        Route("/api/rooms/{code}/resume", api.resume, methods=["POST"]),
         Route("/api/games", api.list_games, methods=["GET"]),
         Route("/api/games/{game_id}", api.get_game, methods=["GET"]),
         Route("/api/games/{game_id}/replay", api.get_replay, methods=["GET"]),

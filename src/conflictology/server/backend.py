@@ -12,7 +12,7 @@ import asyncio
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from conflictology.server.rooms import Room, RoomError, RoomStatus
 from conflictology.server.security import Budget
@@ -22,6 +22,9 @@ T = TypeVar("T")
 # listener(room, local): local is True for a change made by this process (it saves and archives),
 # False for one announced by another process, or for a room this process just took over.
 Listener = Callable[[Room, bool], None]
+# event_listener(code, message): a message for a room's sockets that changes nothing in the room (a
+# reaction), announced by another process.
+EventListener = Callable[[str, dict[str, Any]], None]
 
 
 class BackendUnavailable(Exception):
@@ -44,6 +47,7 @@ class RoomBackend(ABC):
 
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
+        self._event_listeners: list[EventListener] = []
 
     def subscribe(self, listener: Listener) -> None:
         """``listener(room, local)`` runs after every saved change, before the change's caller
@@ -53,6 +57,19 @@ class RoomBackend(ABC):
     def _notify(self, room: Room, local: bool = True) -> None:
         for listener in self._listeners:
             listener(room, local)
+
+    def on_event(self, listener: EventListener) -> None:
+        """``listener(code, message)`` runs when another process announces a message for a room's
+        sockets (see :meth:`announce`)."""
+        self._event_listeners.append(listener)
+
+    def _notify_event(self, code: str, message: dict[str, Any]) -> None:
+        for listener in self._event_listeners:
+            listener(code, message)
+
+    async def announce(self, code: str, message: dict[str, Any]) -> None:  # noqa: B027 (optional hook)
+        """Pass a message that changes nothing in the room (a reaction) to the other processes'
+        sockets in it; this process has already sent it to its own. Nothing to do with one process."""
 
     async def start(self, interested: Callable[[str], bool]) -> None:  # noqa: B027 (optional hook)
         """Begin serving; ``interested(code)`` says whether this process has sockets in a room."""

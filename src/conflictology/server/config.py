@@ -107,6 +107,12 @@ class ServerConfig:
     # an hour (a family behind one router, a club night).
     rooms_per_hour: float = 30.0
     rooms_burst: float = 20.0
+    # Reactions (emoji) a seat may send: a burst, then one every two seconds; and what all of one
+    # address's sockets may send together (a family at one table behind one router).
+    reaction_rate_per_second: float = 0.5
+    reaction_burst: float = 4.0
+    reaction_address_rate_per_second: float = 2.0
+    reaction_address_burst: float = 12.0
     # Requests for rooms that do not exist (guessed or mistyped codes): this many at once, then one
     # more per room_guess_seconds; an address out of them is refused every room for a while.
     room_guess_burst: float = 10.0

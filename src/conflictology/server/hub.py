@@ -130,6 +130,7 @@ class Hub:
         self.store = store
         self.backend = backend or MemoryBackend()
         self.backend.subscribe(self._on_change)
+        self.backend.on_event(self._on_event)
         self.connections: dict[str, set[Connection]] = {}
         # Per room: named tasks ("timer", "bot:<seat>", "grace:<seat id>") and the seq a bot task answers.
         self.tasks: dict[str, dict[str, tuple[asyncio.Task[None], int]]] = {}
@@ -699,8 +700,18 @@ class Hub:
                 self._start_task(code, "timer", partial(self._timer, code, room.seq, room.deadline), room.seq)
         elif timer is not None:
             self._cancel(code, "timer")
-        # Bot turns: bots, players who left, and disconnected players past their grace period.
-        waiting = set(room.state.waiting_for()) if playing and room.state is not None else set()
+        # The end of a player's hold (the host's pause has none: the host resumes it).
+        hold = tasks.get("hold")
+        until = room.pause["until"] if playing and room.pause is not None else None
+        if until is not None:
+            if hold is None or hold[1] != room.seq or hold[0].done():
+                self._start_task(code, "hold", partial(self._hold_end, code, until), room.seq)
+        elif hold is not None:
+            self._cancel(code, "hold")
+        # Bot turns: bots, players who left, and disconnected players past their grace period. While
+        # the clocks are stopped bots wait too (an answer would close the window being talked over).
+        bots_play = playing and room.state is not None and room.pause is None
+        waiting = set(room.state.waiting_for()) if bots_play and room.state is not None else set()
         for key in [k for k in tasks if k.startswith("bot:")]:
             seat = int(key[4:])
             _task, seq = tasks[key]
@@ -749,6 +760,31 @@ class Hub:
 
         with contextlib.suppress(RoomError):
             await self.change(code, expire)
+
+    async def _hold_end(self, code: str, until: float) -> None:
+        while (left := until - time.time()) > 0:
+            await asyncio.sleep(left + 0.005)
+        with contextlib.suppress(RoomError):
+            await self.change(code, lambda r: r.resume(time.time(), hold_until=until))
+
+    # ---- reactions: shown, never stored ------------------------------------------------------------
+
+    async def react(self, conn: Connection, emoji: str) -> None:
+        """A seated player's reaction reaches every socket in the room, on this process and (shared
+        backend) on the others. Nothing in the room changes, so nothing is saved: a reaction lost in
+        a restart is a reaction nobody needed."""
+        room = await self.room(conn.code)
+        idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
+        if idx is None or room.seats[idx].left:
+            raise RoomError(403, "no_seat", "you no longer hold a seat in this room")
+        message = {"type": "reaction", "seat": idx, "emoji": emoji}
+        self._on_event(conn.code, message)
+        await self.backend.announce(conn.code, message)
+
+    def _on_event(self, code: str, message: dict[str, Any]) -> None:
+        text = _encoder.encode(message).decode()
+        for conn in list(self.connections.get(code, ())):
+            conn.send_text(text)
 
     async def _bot_turn(self, code: str, seat: int, seq: int) -> None:
         room = await self.backend.get(code)

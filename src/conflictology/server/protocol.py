@@ -20,6 +20,11 @@ Seconds = Annotated[float, Meta(ge=1.0, le=3600.0)]
 Delay = Annotated[float, Meta(ge=0.2, le=30.0)]
 Grace = Annotated[float, Meta(ge=0.0, le=3600.0)]
 Seat = Annotated[int, Meta(ge=0, le=63)]
+# How long a player's hold stops every clock (table talk, once per game; docs/protocol.md).
+HoldSeconds = Annotated[float, Meta(ge=1.0, le=300.0)]
+
+# The reactions a seated player may send (no free text: nothing to moderate, nothing to leak).
+REACTIONS = ("👍", "👏", "😂", "😮", "🤔", "🤥", "😬", "🙏")
 
 
 class RoomSettings(Struct, forbid_unknown_fields=True):
@@ -38,6 +43,7 @@ class RoomSettings(Struct, forbid_unknown_fields=True):
     spectators: bool = True
     # A standing table: its code lasts (serve --standing-days idle) and its games add up by name.
     standing: bool = False
+    hold_seconds: HoldSeconds = 30.0
 
 
 class SettingsPatch(Struct, forbid_unknown_fields=True):
@@ -52,6 +58,7 @@ class SettingsPatch(Struct, forbid_unknown_fields=True):
     public: bool | UnsetType = UNSET
     spectators: bool | UnsetType = UNSET
     standing: bool | UnsetType = UNSET
+    hold_seconds: HoldSeconds | UnsetType = UNSET
 
     def apply_to(self, settings: RoomSettings) -> RoomSettings:
         changes = {f: getattr(self, f) for f in self.__struct_fields__ if getattr(self, f) is not UNSET}
@@ -116,9 +123,19 @@ class Sync(Struct, tag="sync", tag_field="type", forbid_unknown_fields=True):
     """Ask for the current lobby or state message again."""
 
 
-ClientMessage = Act | Ping | Sync
+class React(Struct, tag="react", tag_field="type", forbid_unknown_fields=True):
+    """A seated player's reaction, one of :data:`REACTIONS`; everyone in the room gets it."""
 
-client_decoder: msgspec.json.Decoder[Act | Ping | Sync] = msgspec.json.Decoder(ClientMessage)
+    emoji: Annotated[str, Meta(max_length=16)]
+
+
+class Hold(Struct, tag="hold", tag_field="type", forbid_unknown_fields=True):
+    """Stop every clock for the room's ``hold_seconds`` (table talk): once per player per game."""
+
+
+ClientMessage = Act | Ping | Sync | React | Hold
+
+client_decoder: msgspec.json.Decoder[ClientMessage] = msgspec.json.Decoder(ClientMessage)
 encoder = msgspec.json.Encoder()
 
 
@@ -166,7 +183,7 @@ def decode_body(data: bytes, kind: type[Any]) -> Any:
     return _decode(data or b"{}", lambda d: msgspec.json.decode(d, type=kind))
 
 
-def decode_client(data: bytes) -> Act | Ping | Sync:
+def decode_client(data: bytes) -> ClientMessage:
     """Decode a WebSocket message, with the same depth limit as :func:`decode_body`."""
-    msg: Act | Ping | Sync = _decode(data, client_decoder.decode)
+    msg: ClientMessage = _decode(data, client_decoder.decode)
     return msg

@@ -22,6 +22,8 @@ safe across processes:
   missed.
 - **Presence.** Which seats have a socket open, per process: ``<prefix>presence:<code>`` holds a
   field ``<process>|<seat id>`` per connected seat; ``p<process>`` is published when it changes.
+- **Events.** A message for a room's sockets that changes nothing in the room (a reaction) is
+  published as ``e<process>|<JSON>``; the other processes pass it to their sockets in that room.
 - **Ownership (the lease).** ``<prefix>owner:<code>`` names the one process that runs the room's
   clocks, bot turns and grace periods. Each process keeps ``<prefix>alive:<process>`` (a key with
   a short expiry) refreshed; when an owner's key has expired, the first process to notice takes the
@@ -648,6 +650,11 @@ class RedisBackend(RoomBackend):
         self._pushed.pop(code, None)
         await self._unfollow(code)
 
+    @answers_outage
+    async def announce(self, code: str, message: dict[str, Any]) -> None:
+        text = _encoder.encode(message).decode()
+        await self.redis.publish(self._channel(code), f"e{self.process}|{text}")
+
     # ---- which rooms this process hears about ----------------------------------------------------
 
     @answers_outage
@@ -921,6 +928,14 @@ class RedisBackend(RoomBackend):
             if kind != "message":
                 continue
             data = _text(msg["data"])
+            if data.startswith("e"):
+                # "e<process>|<message>": a message for the room's sockets that changes nothing in
+                # the room (a reaction); its sender has already sent it to its own sockets.
+                process, _, text = data[1:].partition("|")
+                if process != self.process and self._interested(code):
+                    with contextlib.suppress(msgspec.DecodeError):
+                        self._notify_event(code, msgspec.json.decode(text))
+                continue
             presence = data.startswith(("p", "r"))
             if presence and data[1:] == self.process:
                 continue  # our own socket opened or closed: this process has already pushed it

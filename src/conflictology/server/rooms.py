@@ -180,6 +180,10 @@ class Room:
     past_games: list[str] = field(default_factory=list)
     # A standing room's record of every game played in it (server/standings.py); None before the first.
     standings: dict[str, Any] | None = None
+    # Every clock stopped (a player's hold or the host's pause; see stop_clocks), and the seats (ids)
+    # that have held the clock in this game (once each).
+    pause: dict[str, Any] | None = None
+    holds: list[str] = field(default_factory=list)
 
     # ---- lookups ---------------------------------------------------------------------------------
 
@@ -476,6 +480,8 @@ class Room:
         self.seq += 1
         self.decision = {}
         self.deadline = None
+        self.pause = None
+        self.holds = []
         self._after_state_change(now)
 
     def _record(self, seat: int, action: Action, by: str) -> None:
@@ -559,9 +565,12 @@ class Room:
             self.decision = {}
             if self.settings.standing:
                 self._count_game(now)
+            self.pause = None
             return
         now_deciding = self._current_decision()
-        if not force_new_clock and self.deadline is not None and self._continues(self.decision, now_deciding):
+        # While the clocks are stopped the running clock is kept as the seconds it has left.
+        running = self.deadline is not None or (self.pause is not None and self.pause["left"] is not None)
+        if not force_new_clock and running and self._continues(self.decision, now_deciding):
             self.decision = now_deciding
             return
         self.decision = now_deciding
@@ -569,7 +578,80 @@ class Room:
         kinds = [self.state.decision_kind(s) for s in self.decision]
         kind = max(kinds, key=lambda k: self._seconds(k)) if kinds else "choice"
         self.deadline_kind = kind
-        self.deadline = now + self._seconds(kind) if self.settings.timers else None
+        seconds = self._seconds(kind) if self.settings.timers else None
+        if self.pause is not None:
+            # A decision reached while the clocks are stopped gets its whole clock when they start.
+            self.pause["left"] = seconds
+            self.deadline = None
+        else:
+            self.deadline = None if seconds is None else now + seconds
+
+    # ---- table talk: every clock stopped (a player's hold, the host's pause) -------------------------
+
+    def _require_playing(self) -> None:
+        if self.status is not RoomStatus.PLAYING or self.state is None:
+            raise RoomError(409, "not_playing", f"the room is {self.status.value}: no game is being played")
+
+    def _stop_clocks(self, kind: str, seat: int, now: float, until: float | None) -> None:
+        """Stop every clock: the decision clock is kept as the seconds it had left, and bots wait
+        (the hub schedules no bot turn while ``pause`` is set). Players may still act."""
+        left = None if self.deadline is None else max(0.0, self.deadline - now)
+        self.pause = {"kind": kind, "seat": seat, "since": now, "until": until, "left": left}
+        self.deadline = None
+
+    def hold(self, seat: int, now: float) -> None:
+        """A player holds the clock for table talk: once per game, while no clock is stopped."""
+        self._require_playing()
+        s = self.seats[seat]
+        if s.left:
+            raise RoomError(403, "no_seat", "you no longer hold a seat in this room")
+        if s.id in self.holds:
+            raise RoomError(409, "hold_used", "you have already held the clock in this game")
+        if self.pause is not None:
+            raise RoomError(409, "paused", "the clocks are already stopped")
+        self.holds.append(s.id)
+        self._stop_clocks("hold", seat, now, now + self.settings.hold_seconds)
+
+    def host_pause(self, seat: int, now: float) -> None:
+        """The host stops every clock until they resume. A hold running then becomes the host's
+        pause (its clock keeps the seconds it had left; the holder's one hold is spent)."""
+        self._require_playing()
+        if self.pause is not None and self.pause["kind"] == "host":
+            raise RoomError(409, "paused", "the game is already paused")
+        if self.pause is not None:
+            self.pause.update(kind="host", seat=seat, until=None)
+            return
+        self._stop_clocks("host", seat, now, None)
+
+    def resume(self, now: float, hold_until: float | None = None) -> None:
+        """Start the clocks again: the decision clock gets back the seconds it had left, so its
+        deadline moves by exactly as long as the clocks were stopped. ``hold_until``: only end the
+        hold that ends then (the hub's timer; a newer pause is left alone). A hold ends at its
+        ``until`` even when its timer runs late (a restart), and sooner when the host resumes it."""
+        self._require_playing()
+        pause = self.pause
+        if pause is None:
+            raise RoomError(409, "not_paused", "the clocks are not stopped")
+        if hold_until is not None and (pause["kind"] != "hold" or pause["until"] != hold_until):
+            raise RoomError(409, "no_change", "this hold has already ended")
+        end = now if pause["until"] is None else min(now, pause["until"])
+        self.pause = None
+        self.deadline = None if pause["left"] is None else end + pause["left"]
+
+    def pause_info(self) -> dict[str, Any] | None:
+        """What every connection is told of a stop: who, since and until when, and the seconds the
+        decision clock will have when it starts again."""
+        if self.pause is None:
+            return None
+        p = self.pause
+        return {
+            "kind": p["kind"],
+            "seat": p["seat"],
+            "since": p["since"],
+            "until": p["until"],
+            "left": p["left"],
+            "timer": self.deadline_kind if p["left"] is not None else None,
+        }
 
     # ---- the standing table ----------------------------------------------------------------------
 
@@ -632,6 +714,8 @@ class Room:
         self.deadline = None
         self.deadline_kind = None
         self.decision = {}
+        self.pause = None
+        self.holds = []
         self.seq += 1
 
     # ---- what each connection is sent ----------------------------------------------------------
@@ -658,6 +742,8 @@ class Room:
             "timer": self.deadline_kind if self.deadline is not None else None,
             "room": info,
             "timeouts": self.timeouts(),
+            "pause": self.pause_info(),
+            "holds": [i for i, s in enumerate(self.seats) if s.id in self.holds],
         }
         if state.is_over():
             msg["winners"] = state.winners()
@@ -714,6 +800,8 @@ class Room:
         room.actions = list(self.actions)
         room.decision = dict(self.decision)
         room.past_games = list(self.past_games)
+        room.pause = None if self.pause is None else dict(self.pause)
+        room.holds = list(self.holds)
         return room
 
     def snapshot(self) -> dict[str, Any]:
@@ -743,6 +831,8 @@ class Room:
             "past_games": list(self.past_games),
             # Replaced, never changed in place (server/standings.py): shared safely with the writer.
             "standings": self.standings,
+            "pause": None if self.pause is None else dict(self.pause),
+            "holds": list(self.holds),
         }
 
     @classmethod
@@ -771,6 +861,9 @@ class Room:
             decision={int(k): v for k, v in data["decision"].items()},
             past_games=list(data["past_games"]),
             standings=data.get("standings"),
+            # (absent from snapshots saved before clocks could be stopped)
+            pause=dict(data["pause"]) if data.get("pause") else None,
+            holds=list(data.get("holds", [])),
         )
         for seat in room.seats:
             if seat.bot and seat.level and not bots.is_offered(seat.level, game):
