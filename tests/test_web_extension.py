@@ -28,7 +28,9 @@ def test_build_writes_an_mv3_extension_and_a_zip(tmp_path: Path) -> None:
     zip_path = build("https://play.example.org/", out)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["manifest_version"] == 3
-    assert manifest["action"]["default_popup"] == "popup.html"
+    # The toolbar icon opens the side panel (background.js); popup.html is its fallback.
+    assert "default_popup" not in manifest["action"]
+    assert manifest["side_panel"]["default_path"] == "sidepanel.html"
     assert manifest["options_ui"]["page"] == "options.html"
     assert manifest["background"]["service_worker"] == "background.js"
     assert manifest["host_permissions"] == ["https://play.example.org/*"]
@@ -37,7 +39,8 @@ def test_build_writes_an_mv3_extension_and_a_zip(tmp_path: Path) -> None:
         assert icon.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # The client inside points at the server given.
     assert 'DEFAULT_SERVER = "https://play.example.org";' in (out / "js" / "config.js").read_text()
-    for page in ("popup.html", "options.html", "background.js", "js/app.js", "vendor/qrcode.js"):
+    pages = ("sidepanel.html", "popup.html", "options.html", "background.js", "js/app.js", "vendor/qrcode.js")
+    for page in pages:
         assert (out / page).is_file(), page
     with zipfile.ZipFile(zip_path) as zf:
         names = set(zf.namelist())
@@ -153,6 +156,8 @@ def test_extension_popup_creates_a_room_a_page_joins(
         # The real toolbar popup (no tab of its own: it reports to the service worker) reopens on
         # the game in progress.
         sw.evaluate("globalThis.lastScreen = null")
+        # (As where the side panel API is missing: background.js then sets the popup.)
+        sw.evaluate("chrome.action.setPopup({popup: 'popup.html'})")
         sw.evaluate("chrome.action.openPopup()")
         for _ in range(100):
             last = sw.evaluate("globalThis.lastScreen")

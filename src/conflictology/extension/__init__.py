@@ -1,8 +1,11 @@
-"""The Chrome extension (Manifest V3): the web client packaged as a toolbar popup.
+"""The Chrome extension (Manifest V3): the web client packaged as a side panel beside the call.
 
 ``build(server, out)`` copies the web client (``conflictology/web``) and the extension's own files
 (``template/``: manifest, service worker, options page) into ``out``, points the client at
 ``server``, draws the toolbar icons, and writes ``out`` + ``.zip`` for the Chrome Web Store.
+The side panel (``sidepanel.html``, opened by the toolbar icon) stays open while the player clicks
+into the video call, which a popup does not; ``popup.html`` is the same page, used as the toolbar
+popup only where the side panel API is missing (background.js).
 Manifest V3 forbids inline scripts: every page loads its scripts from files, which the web
 client already does.
 """
@@ -61,7 +64,8 @@ def build(server: str, out: Path, *, make_zip: bool = True) -> Path:
     for item in TEMPLATE_DIR.iterdir():
         if item.is_file():
             shutil.copy2(item, out / item.name)
-    # The popup is the web client's page itself.
+    # The side panel and the popup are the web client's page itself (app.js tells them apart).
+    shutil.copy2(WEB_DIR / "index.html", out / "sidepanel.html")
     shutil.copy2(WEB_DIR / "index.html", out / "popup.html")
 
     config = out / "js" / "config.js"

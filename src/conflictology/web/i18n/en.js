@@ -92,6 +92,27 @@ export default {
     serverHelp: 'The Conflictology server this extension plays on (default: {url}).', save: 'Save', reset: 'Reset',
     badUrl: 'Enter an http:// or https:// address.', saved: 'Saved.',
   },
+  // Beside the video call (talk.js, cues.js, pip.js).
+  talk: {
+    title: 'Table talk', react: 'React', reactWith: 'React with {emoji}',
+    hold: '✋ Hold the clock', holdHint: 'Stop every clock for a moment of table talk (once per game)',
+    holdUsed: 'Hold used', pause: '⏸ Pause', pauseLonger: '⏸ Pause until I resume', resume: '▶ Resume',
+    holds: '{name} holds the clock: table talk', paused: '{name} paused the game', holdLeft: 'Hold time left',
+    holdsYou: 'You hold the clock: table talk', pausedYou: 'You paused the game',
+    clockLeft: 'then {n} s on the clock',
+    errors: {
+      hold_used: 'You have already held the clock in this game.', paused: 'The clocks are already stopped.',
+      not_paused: 'The clocks are not stopped.', bad_emoji: 'That reaction is not offered.',
+    },
+  },
+  cues: {
+    mute: 'Sounds on (click to mute)', unmute: 'Sounds muted (click to turn on)',
+    notify: 'Notify me', notifyTitle: 'Conflictology: your move',
+  },
+  pip: {
+    open: '⧉ Mini-table', close: '⧉ Close mini-table',
+    hint: 'Your cards and answers in a small window over the video call',
+  },
 
   // The replay viewer (js/replay.js) and the standing table (js/standings.js).
   replay: {

@@ -92,6 +92,27 @@ export default {
     serverHelp: 'El servidor de Conflictology en el que juega esta extensión (por defecto: {url}).', save: 'Guardar',
     reset: 'Restablecer', badUrl: 'Escribe una dirección http:// o https://.', saved: 'Guardado.',
   },
+  // Junto a la videollamada (talk.js, cues.js, pip.js).
+  talk: {
+    title: 'Charla de mesa', react: 'Reaccionar', reactWith: 'Reaccionar con {emoji}',
+    hold: '✋ Parar el reloj', holdHint: 'Para todos los relojes un momento para hablar (una vez por partida)',
+    holdUsed: 'Pausa usada', pause: '⏸ Pausar', pauseLonger: '⏸ Pausar hasta reanudar', resume: '▶ Reanudar',
+    holds: '{name} para el reloj: charla de mesa', paused: '{name} ha pausado la partida', holdLeft: 'Tiempo de pausa restante',
+    holdsYou: 'Has parado el reloj: charla de mesa', pausedYou: 'Has pausado la partida',
+    clockLeft: 'luego {n} s en el reloj',
+    errors: {
+      hold_used: 'Ya has parado el reloj en esta partida.', paused: 'Los relojes ya están parados.',
+      not_paused: 'Los relojes no están parados.', bad_emoji: 'Esa reacción no está disponible.',
+    },
+  },
+  cues: {
+    mute: 'Sonidos activados (clic para silenciar)', unmute: 'Sonidos silenciados (clic para activar)',
+    notify: 'Avisarme', notifyTitle: 'Conflictology: te toca',
+  },
+  pip: {
+    open: '⧉ Minimesa', close: '⧉ Cerrar minimesa',
+    hint: 'Tus cartas y respuestas en una ventana pequeña sobre la videollamada',
+  },
 
   // El visor de partidas (js/replay.js) y la mesa permanente (js/standings.js).
   replay: {

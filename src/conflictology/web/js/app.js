@@ -10,6 +10,9 @@ import * as conspiranoicos from './conspiranoicos.js';
 import { qrSvg } from './qr.js';
 import { rulesSheet } from './rules.js';
 import { standingsPanel } from './standings.js';
+import * as talk from './talk.js';
+import * as cues from './cues.js';
+import * as pip from './pip.js';
 
 const TABLES = { capitol, conspiranoicos };
 const TOKEN_PREFIX = 'conflictology:room:';
@@ -206,6 +209,8 @@ function onMessage(msg) {
     const code = S.code;
     goHome();
     openRoom(code);
+  } else if (msg.type === 'reaction') {
+    talk.onReaction(msg);
   } else if (msg.type === 'room' && msg.room) {
     S.room = msg.room;
     refreshSeat(msg.you);
@@ -259,6 +264,8 @@ function errorText(code, message) {
   const key = `errors.${code}`;
   const text = t(key);
   if (text !== key) return text;
+  const talkKey = `talk.errors.${code}`;
+  if (t(talkKey) !== talkKey) return t(talkKey);
   return message || code || t('errors.unknown');
 }
 
@@ -356,6 +363,11 @@ function render() {
   renderToast();
   tick();
   if (S.screen !== 'table') document.title = 'Conflictology';
+  // Beside the call (talk.js, cues.js, pip.js): reactions on their seats, cues, the mini-table.
+  document.body.dataset.you = S.spectator || S.seat === null ? '' : String(S.seat);
+  if (S.screen !== 'table') cues.update(null);
+  talk.decorate();
+  pip.refresh();
   reportScreen();
   if (focusKey) {
     const el = root.querySelector(`[data-k="${CSS.escape(focusKey)}"]`);
@@ -391,7 +403,7 @@ function header() {
     S.code ? h('span', { class: 'room-code', title: t('lobby.code') }, S.code) : null,
     h('span', { id: 'conn', class: 'conn', role: 'status', 'aria-live': 'polite' }),
     h('span', { class: 'spacer' }),
-    IN_EXTENSION && document.body.classList.contains('popup')
+    IN_EXTENSION && (document.body.classList.contains('popup') || document.body.classList.contains('sidepanel'))
       ? h('button', { type: 'button', class: 'ghost icon-btn', 'data-k': 'open-tab', onclick: openInTab,
         title: t('ext.openTab'), 'aria-label': t('ext.openTab') }, '⤢') : null,
     IN_EXTENSION && globalThis.chrome && chrome.runtime && chrome.runtime.openOptionsPage
@@ -845,12 +857,14 @@ function tableScreen() {
   // A decision awaits: say so in the tab's title too (players keep the video call in front).
   document.title = c.legal.length ? `● ${t('common.yourMove')} · Conflictology` : 'Conflictology';
   const over = c.view.winners && c.view.winners.length > 0 && c.legal.length === 0 && isOver(c.view);
+  cues.update(wanted(c, banner));
   return h('div', { class: ['table-wrap', `game-${game}`] },
     h('div', { class: ['banner', banner.tone], 'data-testid': 'banner' },
       h('span', { class: 'banner-text' }, banner.text),
       c.deadline ? countdown(c.deadline, c.legal.length > 0) : null,
       S.spectator ? h('span', { class: 'tag' }, t('status.spectator')) : null),
     timeoutNote(c),
+    talk.talkBar(talkEnv(c)),
     over ? endPanel(c, mod) : null,
     mod.renderTable(c),
     h('div', { class: 'table-foot' },
@@ -910,6 +924,42 @@ function markTimeouts() {
   }
 }
 
+// ---- beside the call: what the cues are told, the table-talk bar, the mini-table -------------------------
+
+function wanted(c, banner) {
+  const msg = S.msg || {};
+  const pause = msg.pause || null;
+  if (!c.legal.length || S.spectator) return null;
+  const kind = msg.timer || (pause && pause.timer) || (c.view.turn === c.you ? 'turn' : null);
+  return { pending: true, key: `${S.code}|${JSON.stringify(c.legal)}`, kind, tone: banner.tone, text: banner.text,
+    deadline: c.deadline, paused: !!pause };
+}
+
+function talkEnv(c) {
+  return {
+    msg: S.msg, you: c.you, spectator: S.spectator, host: isHost(), name: nameOf,
+    send: (obj) => { if (!S.conn || !S.conn.send(obj)) showToast(t('status.offline'), 'error'); },
+    post: (what) => hostCall(() => S.api.request('POST', `/api/rooms/${encodeURIComponent(S.code)}/${what}`, {}, token())),
+    extras: [cues.muteButton(render), cues.notifyToggle(render), pip.pipButton(miniTable)],
+  };
+}
+
+function miniTable() {
+  if (S.screen !== 'table') return h('p', { class: 'muted' }, t('status.connecting'));
+  const c = ctx();
+  const game = c.view.game || (S.room && S.room.game);
+  const mod = TABLES[game];
+  if (!mod) return null;
+  const banner = mod.banner(c);
+  const pause = (S.msg && S.msg.pause) || null;
+  return h('div', { class: ['mini-table', `game-${game}`] },
+    h('div', { class: ['banner', banner.tone] },
+      h('span', { class: 'banner-text' }, banner.text),
+      pause ? h('span', { class: 'tag' }, pause.kind === 'hold' ? '✋' : '⏸') : null,
+      c.deadline ? countdown(c.deadline, c.legal.length > 0) : null),
+    mod.renderTable(c));
+}
+
 function isOver(view) {
   return view.over === true || (Array.isArray(view.winners) && view.winners.length > 0);
 }
@@ -955,7 +1005,8 @@ function countdown(deadline, mine) {
 // Updates every countdown on the page from its deadline (epoch seconds).
 function tick() {
   const now = Date.now() / 1000;
-  for (const el of document.querySelectorAll('[data-deadline]')) {
+  cues.tick();
+  for (const el of [...document.querySelectorAll('[data-deadline]'), ...pip.deadlines()]) {
     const deadline = Number(el.dataset.deadline);
     if (!el.dataset.total) el.dataset.total = String(Math.max(1, deadline - now));
     const left = Math.max(0, deadline - now);
@@ -989,13 +1040,16 @@ async function boot() {
   document.documentElement.lang = lang();
   if (IN_EXTENSION) {
     document.body.classList.add('extension');
-    if (!new URLSearchParams(location.search).get('tab')) document.body.classList.add('popup');
+    // The side panel (sidepanel.html) is the extension's main surface; popup.html its fallback.
+    if (location.pathname.endsWith('/sidepanel.html')) document.body.classList.add('sidepanel');
+    else if (!new URLSearchParams(location.search).get('tab')) document.body.classList.add('popup');
   }
   S.base = await serverBase();
   S.api = new Api(S.base);
   // A server behind a proxy may be reached here by another address than the one players open
   // (serve --public-url): share links and QR codes show that one.
   S.api.request('GET', '/api/info').then((info) => {
+    if (info) talk.setReactions(info.reactions);
     if (info && info.public_url) { S.publicUrl = info.public_url; render(); }
   }).catch(() => {});
   setInterval(tick, 250);
