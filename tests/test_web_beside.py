@@ -130,7 +130,8 @@ def test_the_side_panel_plays_a_bot_with_badge_and_notifications(
                 if _poll(badge, bool, 3.0) and _pending(panel):
                     pending_checked += 1
                     if pending_checked >= 3 and panel_shot is None:
-                        panel_shot = shot(panel, "side-panel", tmp_path)
+                        panel_shot = tmp_path / "side-panel.png"
+                        panel.screenshot(path=str(panel_shot))
                 if notified_from is None:
                     assert made() == [] and notifications() == 0  # off by default
                     if pending_checked >= 2:

@@ -110,7 +110,7 @@ export default {
     notify: 'Notify me', notifyTitle: 'Conflictology: your move',
   },
   pip: {
-    open: '⧉ Mini-table', close: '⧉ Close mini-table',
+    open: '▣ Mini-table', close: '▣ Close mini-table',
     hint: 'Your cards and answers in a small window over the video call',
   },
 

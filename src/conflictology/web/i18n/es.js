@@ -110,7 +110,7 @@ export default {
     notify: 'Avisarme', notifyTitle: 'Conflictology: te toca',
   },
   pip: {
-    open: '⧉ Minimesa', close: '⧉ Cerrar minimesa',
+    open: '▣ Minimesa', close: '▣ Cerrar minimesa',
     hint: 'Tus cartas y respuestas en una ventana pequeña sobre la videollamada',
   },
 
