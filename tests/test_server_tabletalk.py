@@ -268,8 +268,15 @@ def test_a_hold_and_the_host_pause_stop_every_clock_and_the_bots(
         _state(watcher, lambda m: m["seq"] > window["seq"])
         # The game goes on to its end; every state anyone saw (stops included) is its own view.
         play_randomly([p0, p1], seed=3, timeout=60)
-        record = httpx.get(f"{server.url}/api/games/{first['room']['game_id']}").json()  # type: ignore[index]
+        game_id = first["room"]["game_id"]  # type: ignore[index]
+        record = httpx.get(f"{server.url}/api/games/{game_id}", headers=auth(table.host_token)).json()
         assert check_no_leaks(record, [(0, p0.messages), (1, p1.messages), (None, watcher.messages)]) > 6
+        # What the stops say is public: the players and the spectator saw the same ones, in order.
+        seen = []
+        for p in (p0, p1, watcher):
+            stops = [repr((m["pause"], m["holds"])) for m in p.messages if m["type"] == "state"]
+            seen.append([x for i, x in enumerate(stops) if i == 0 or stops[i - 1] != x])
+        assert seen[0] == seen[1] == seen[2] and len(seen[0]) >= 5
         for p in (p0, p1, watcher):
             p.close()
 
