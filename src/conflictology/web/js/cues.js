@@ -48,6 +48,9 @@ function play(kind) {
   document.documentElement.dataset.cues = String(n);
   document.documentElement.dataset.cue = kind;
   if (muted) return;
+  // Like sound, vibration is allowed only once the page has been touched (else Chrome refuses it).
+  const touched = !navigator.userActivation || navigator.userActivation.hasBeenActive;
+  if (!touched) return;
   if (navigator.vibrate) { try { navigator.vibrate(VIBRATION[kind]); } catch { /* not allowed */ } }
   const ctx = context();
   if (!ctx || ctx.state !== 'running') return;
