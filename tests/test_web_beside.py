@@ -98,6 +98,9 @@ def test_the_side_panel_plays_a_bot_with_badge_and_notifications(
             ids = made()
             return bool(ids) and ids[-1] in shown_notifications()
 
+        for width in (320, 480, 380):
+            panel.set_viewport_size({"width": width, "height": 760})
+            assert panel.evaluate("document.documentElement.scrollWidth") <= width
         panel.locator("[data-k=game-capitol]").check(force=True)
         panel.fill("form.create input[name=name]", "Pat")
         panel.click("[data-k=create]")
@@ -161,6 +164,9 @@ def test_the_side_panel_plays_a_bot_with_badge_and_notifications(
         # browser has no loudspeaker).
         assert int(panel.evaluate("document.documentElement.dataset.cues || '0'")) >= 1
         assert panel_shot is not None
+        # The narrow column: nothing wider than the panel at 320 px (the end screen, the table).
+        panel.set_viewport_size({"width": 320, "height": 700})
+        assert panel.evaluate("document.documentElement.scrollWidth") <= 320
         _side_by_side_screenshot(ctx.new_page(), panel_shot, tmp_path)
         assert errors == [], errors
     finally:

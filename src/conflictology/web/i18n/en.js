@@ -56,7 +56,7 @@ export default {
   },
   settings: {
     timers: 'Turn timers', turn_seconds: 'Turn (seconds)', response_seconds: 'Responses (seconds)',
-    choice_seconds: 'Choices (seconds)', spectators: 'Allow spectators',
+    choice_seconds: 'Choices (seconds)', hold_seconds: 'A hold for table talk (seconds)', spectators: 'Allow spectators',
     standing: 'Standing table (the room lasts; games add up)',
   },
   join: { title: 'Join this game of {game}', started: 'This game has already started: you can watch it.' },

@@ -56,7 +56,7 @@ export default {
   },
   settings: {
     timers: 'Temporizadores', turn_seconds: 'Turno (segundos)', response_seconds: 'Respuestas (segundos)',
-    choice_seconds: 'Elecciones (segundos)', spectators: 'Permitir espectadores',
+    hold_seconds: 'Pausa para hablar (segundos)', choice_seconds: 'Elecciones (segundos)', spectators: 'Permitir espectadores',
     standing: 'Mesa permanente (la sala dura; las partidas suman)',
   },
   join: { title: 'Únete a esta partida de {game}', started: 'Esta partida ya empezó: puedes mirarla.' },

@@ -505,7 +505,7 @@ function optionsEditor(game, room, isForm) {
         h('span', null, t(`settings.${st.key}`))));
     } else {
       items.push(h('label', { class: 'field inline' }, h('span', null, t(`settings.${st.key}`)),
-        h('input', { type: 'number', min: 1, max: 3600, step: 1, name: `set.${st.key}`, value: String(value), 'data-k': `set-${st.key}`,
+        h('input', { type: 'number', min: 1, max: st.max || 3600, step: 1, name: `set.${st.key}`, value: String(value), 'data-k': `set-${st.key}`,
           onchange: isForm ? null : (ev) => patchSetting(st.key, Number(ev.target.value)) })));
     }
   }

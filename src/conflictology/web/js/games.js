@@ -26,6 +26,8 @@ export const SETTINGS = [
   { key: 'turn_seconds', kind: 'seconds', default: 60 },
   { key: 'response_seconds', kind: 'seconds', default: 12 },
   { key: 'choice_seconds', kind: 'seconds', default: 30 },
+  // How long a player's hold stops the clocks (table talk, talk.js), 1–300 s.
+  { key: 'hold_seconds', kind: 'seconds', default: 30, max: 300 },
   { key: 'spectators', kind: 'bool', default: true },
   { key: 'standing', kind: 'bool', default: false },
 ];
