@@ -255,7 +255,7 @@ def test_reactions_hold_pause_and_cues_on_the_web_page(
         if has_pip:
             # Opened, it holds the player's cards and the answer buttons, which act on the table.
             mover.click("[data-k=pip]")
-            mover.wait_for_function("documentPictureInPicture.window !== null")
+            assert _poll(lambda: mover.evaluate("documentPictureInPicture.window !== null"), bool)
             mini = "documentPictureInPicture.window.document"
             assert mover.evaluate(f"{mini}.querySelectorAll('.my-hand .card-art').length") >= 1
             assert mover.evaluate(f"{mini}.querySelectorAll('[data-k^=act-]').length") >= 1
@@ -289,3 +289,25 @@ def _contains(word: str) -> object:
 def _you(page: Page) -> str:
     english = page.evaluate("document.documentElement.lang") == "en"
     return "You hold the clock" if english else "Has parado el reloj"
+
+
+def test_a_cue_sounds_when_your_clock_nears_zero(browser: Browser, server: WebServer) -> None:
+    page = browser.new_page()
+    errors = watch_errors(page)
+    page.goto(server.url + "/")
+    page.locator("[data-k=game-capitol]").check(force=True)
+    page.fill("form.create input[name=name]", "Ana")
+    page.locator("form.create details.options summary").click()
+    for key in ("turn_seconds", "response_seconds", "choice_seconds"):
+        page.fill(f"[data-k=set-{key}]", "7")
+    page.click("[data-k=create]")
+    page.wait_for_selector(".lobby .code-big")
+    page.click("[data-k=add-bot]")
+    page.click("[data-k=start]")
+    page.wait_for_selector(".capitol-table")
+    # Whichever decision of Ana's comes first, its 7 s clock passes 5 s left: one tick cue, once.
+    expect(page.locator("html")).to_have_attribute("data-cue", "clock", timeout=30_000)
+    left = page.locator("[data-testid=banner] .countdown-num").inner_text()
+    assert int(left.split()[0]) <= 5
+    assert errors == [], errors
+    page.close()
