@@ -106,7 +106,7 @@ export default {
     },
   },
   cues: {
-    mute: 'Sounds on (click to mute)', unmute: 'Sounds muted (click to turn on)',
+    mute: 'Sounds on: mute them', unmute: 'Sounds muted: turn them on',
     notify: 'Notify me', notifyTitle: 'Conflictology: your move',
   },
   pip: {

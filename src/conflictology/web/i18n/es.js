@@ -106,7 +106,7 @@ export default {
     },
   },
   cues: {
-    mute: 'Sonidos activados (clic para silenciar)', unmute: 'Sonidos silenciados (clic para activar)',
+    mute: 'Sonidos activados: silenciarlos', unmute: 'Sonidos silenciados: activarlos',
     notify: 'Avisarme', notifyTitle: 'Conflictology: te toca',
   },
   pip: {
