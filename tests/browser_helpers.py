@@ -269,10 +269,19 @@ def play_until_over(
 # ---- rooms made through the HTTP API, then opened in pages (issue 17's layout and accessibility) ----
 
 
-def api_room(server: WebServer, game: str, names: list[str], bots: int = 0, **settings: object) -> dict:
+def api_room(
+    server: WebServer,
+    game: str,
+    names: list[str],
+    bots: int = 0,
+    options: dict | None = None,
+    **settings: object,
+) -> dict:
     """A room made through the API: {code, tokens by seat}."""
     with server.api() as http:
         body = {"game": game, "name": names[0], "settings": {"timers": False, **settings}}
+        if options is not None:
+            body["options"] = options
         r = http.post("/api/rooms", json=body)
         assert r.status_code == 201, r.text
         code, tokens = r.json()["code"], {0: r.json()["token"]}

@@ -332,9 +332,9 @@ def test_a_socket_that_floods_far_past_its_limit_is_closed(
         with pytest.raises(ConnectionError):
             while True:
                 codes.append(flood.next(timeout=5).get("code"))
-        # (What was still in flight towards it may be lost when the connection goes; the server
-        # counts what it refused.)
-        assert "rate_limited" in codes
+        # What was still in flight towards it may be lost when the connection goes (one loaded CI
+        # run read 5 pongs and then the close): the server's counts are the measure.
+        assert set(codes) <= {None, "rate_limited", "flooding"}, codes
         with srv.http() as http:
             metrics = http.get("/metrics").text
         assert 'conflictology_refused_messages_total{code="flooding"} 1.0' in metrics

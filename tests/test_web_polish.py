@@ -112,12 +112,30 @@ LAYOUT = """() => {
     const outside = r.right > box.right + 1 || r.left < box.left - 1 || r.bottom > box.bottom + 1;
     if (outside) out.spill.push(tag.textContent);
   }
+  if (out.scroll > 0) {
+    // Which boxes stick out on the right (the innermost first), so a failure says what to fix.
+    out.wide = [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+      .filter((el) => ![...el.children].some((c) => c.getBoundingClientRect().right > window.innerWidth + 1))
+      .slice(0, 5)
+      .map((el) => {
+        const right = Math.round(el.getBoundingClientRect().right);
+        return `${el.tagName.toLowerCase()}.${el.className} ${right}px: ${el.textContent.slice(0, 40)}`;
+      });
+  }
   return out;
 }"""
 
 
 def check_layout(page: Page, where: str) -> None:
+    # Measured once the page has settled: on a loaded machine a screen may be measured between
+    # two renders (one CI run saw 450 px of sideways scroll once, never again in dozens of runs).
     got = page.evaluate(LAYOUT)
+    for _ in range(10):
+        if not (got["cut"] or got["spill"] or got["scroll"] > 0):
+            break
+        page.wait_for_timeout(200)
+        got = page.evaluate(LAYOUT)
     assert got["cut"] == [], (where, got)
     assert got["spill"] == [], (where, got)
     assert got["scroll"] <= 0, (where, got)
@@ -158,7 +176,8 @@ def test_a_forty_character_name_keeps_the_lobby_and_the_log_in_shape(
 ) -> None:
     """17.4 and 17.15: the host's options panel and the guest's panels stay on screen and readable
     with a 40-character unbroken name; the log wraps it; "Leave room" stands apart from "Start"."""
-    room = api_room(server, "capitol", [LONG, "Ana"])
+    # The long name plays first, so the log names it from its first line.
+    room = api_room(server, "capitol", [LONG, "Ana"], options={"first_player": 0})
     for lang in ("en", "es"):
         for size in SIZES:
             host, guest = new_page(browser, size), new_page(browser, size)
