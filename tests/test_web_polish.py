@@ -113,15 +113,15 @@ LAYOUT = """() => {
     if (outside) out.spill.push(tag.textContent);
   }
   if (out.scroll > 0) {
-    // Which boxes stick out on the right (the innermost first), so a failure says what to fix.
+    // Which boxes overflow on the right without clipping or scrolling it (a box, or a text that
+    // does not wrap), deepest first, so a failure says what to fix.
+    const depth = (el) => { let d = 0; for (let a = el; a; a = a.parentElement) d += 1; return d; };
     out.wide = [...document.querySelectorAll('body *')]
-      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
-      .filter((el) => ![...el.children].some((c) => c.getBoundingClientRect().right > window.innerWidth + 1))
+      .filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === 'visible')
+      .sort((a, b) => depth(b) - depth(a))
       .slice(0, 5)
-      .map((el) => {
-        const right = Math.round(el.getBoundingClientRect().right);
-        return `${el.tagName.toLowerCase()}.${el.className} ${right}px: ${el.textContent.slice(0, 40)}`;
-      });
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className} ${el.scrollWidth}/${el.clientWidth}px: `
+        + el.textContent.slice(0, 40));
   }
   return out;
 }"""
