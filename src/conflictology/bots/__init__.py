@@ -49,6 +49,8 @@ _REGISTRY: dict[str, BotFactory] = {"random": RandomBot}
 _GAME_REGISTRY: dict[tuple[str, str], BotFactory] = {}
 # (name, game name or None for every game) -> cost; a name registered without one is "quick".
 _COSTS: dict[tuple[str, str | None], BotCost] = {("random", None): "trivial"}
+# Names a server never offers (``offered``): sparring partners for the command line and the library.
+_UNOFFERED: set[str] = set()
 # Level names a server or a host can pick, and the bot spec each one stands for (see docs/bots.md).
 LEVELS: dict[str, str] = {}
 
@@ -57,9 +59,18 @@ LEVELS: dict[str, str] = {}
 DEFAULT_LEVEL = "random"
 
 
-def register(name: str, factory: BotFactory, game: str | None = None, cost: BotCost = "quick") -> None:
+def register(
+    name: str,
+    factory: BotFactory,
+    game: str | None = None,
+    cost: BotCost = "quick",
+    offered: bool = True,
+) -> None:
     """Register a bot; with ``game``, a bot written for that game only (it answers that game's tables).
-    ``cost`` says how long it thinks (see :data:`BotCost`)."""
+    ``cost`` says how long it thinks (see :data:`BotCost`); ``offered=False`` keeps it off a server's
+    list (:func:`offered`: the outside AI, which needs an optional package)."""
+    if not offered:
+        _UNOFFERED.add(name)
     if game is None:
         _REGISTRY[name] = factory
     else:
@@ -84,12 +95,12 @@ def offered(game: Game) -> list[str]:
     """The bots a server offers for ``game``: every name and level that can play it, as registered,
     never with parameters (a spec such as ``ismcts:seconds=1e9`` is for the library and the command
     line, where whoever sets it pays for it)."""
-    return [name for name in names() if _playable(name, game)]
+    return [name for name in names() if name not in _UNOFFERED and _playable(name, game)]
 
 
 def is_offered(level: str, game: Game) -> bool:
     """Whether ``level`` is exactly one of :func:`offered` for ``game``."""
-    return ":" not in level and level in names() and _playable(level, game)
+    return ":" not in level and level in offered(game)
 
 
 def _playable(name: str, game: Game) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from conflictology.bots import capitol as _capitol
 from conflictology.bots import conspiranoicos as _conspiranoicos
 from conflictology.bots import ismcts as _ismcts
+from conflictology.bots import outside as _outside
 from conflictology.bots import register, register_level
 
 # The default ``ismcts``: an iteration budget (reproducible under a seed) with a wall-clock cap so a
@@ -45,3 +46,8 @@ for _name in _capitol.PERSONALITIES:
 register("heuristic", _conspiranoicos.factory(), game="conspiranoicos")
 _ismcts.register_policy("conspiranoicos", _conspiranoicos.ConspiranoicosSearch())
 _ismcts.register_policy("capitol", _capitol.CapitolSearch())
+
+# The outside AI (treason's rule-based player, through the optional coupml package): a sparring
+# partner for ``simulate`` and ``arena``, never offered on a server (docs/bots.md).
+register("outside-treason", _outside.factory(faithful=False), game="capitol", offered=False)
+register("outside-treason-js", _outside.factory(faithful=True), game="capitol", offered=False)
