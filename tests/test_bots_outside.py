@@ -161,3 +161,14 @@ def test_a_seeded_run_repeats() -> None:
     first = simulate("capitol", 3, 20, ["outside-treason-js", "heuristic", "outside-treason"], seed=9)
     second = simulate("capitol", 3, 20, ["outside-treason-js", "heuristic", "outside-treason"], seed=9)
     assert first.per_game == second.per_game
+
+
+def test_two_ports_stealing_nothing_from_each_other_are_stopped_as_a_draw() -> None:
+    """coupml's port steals from a player with no money; two of its seats holding Mafias with $0
+    each would go on forever: simulate stops the game and counts it unfinished, a draw."""
+    seats = ["outside-treason"] * 3
+    result = simulate("capitol", 3, 200, seats, seed=3, max_decisions=1000)
+    assert result.unfinished > 0
+    assert result.draws >= result.unfinished
+    js = simulate("capitol", 3, 200, ["outside-treason-js"] * 3, seed=3, max_decisions=1000)
+    assert js.unfinished == 0

@@ -8,6 +8,7 @@ bots at the table are rated: a bot that held a winning seat ranks first, the res
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import time
@@ -19,6 +20,7 @@ from openskill.models import PlackettLuce
 
 from conflictology import bots, games
 from conflictology.engine import Rng
+from conflictology.simulate import MAX_DECISIONS
 
 
 @dataclass
@@ -125,8 +127,10 @@ def run_arena(
     seed: int | None = None,
     options: dict[str, Any] | None = None,
     on_game: Callable[[int, int], None] | None = None,
+    max_decisions: int = MAX_DECISIONS,
 ) -> ArenaResult:
-    """Play the round robin; ``on_game(done, total)`` is called after each game (a progress bar)."""
+    """Play the round robin; ``on_game(done, total)`` is called after each game (a progress bar).
+    A game stopped after ``max_decisions`` has no winner and rates nobody."""
     game = games.get(game_name)
     players = game.min_players if players is None else players
     game.check_players(players)
@@ -152,7 +156,8 @@ def run_arena(
                 _TimedBot(bots.make(name, game, seat, seed=master.next64()), standings[name])
                 for seat, name in enumerate(holders)
             ]
-            bots.play_game(state, seated)
+            with contextlib.suppress(bots.GameTooLong):  # no winner (simulate.MAX_DECISIONS)
+                bots.play_game(state, seated, max_decisions=max_decisions)
             winners = state.winners()
             at_table = list(dict.fromkeys(holders))
             won = {holders[w] for w in winners}

@@ -73,7 +73,7 @@ def simulate(
         table.add_row(name, str(seats), f"{wins:g}", share, f"{lo:.2f}–{hi:.2f}", per)
     console.print(table)
     console.print(
-        f"draws: {result.draws}   games/s: {result.games_per_second:.1f}   "
+        f"draws: {result.draws} (unfinished: {result.unfinished})   games/s: {result.games_per_second:.1f}   "
         f"decisions/s: {result.decisions / max(result.seconds, 1e-9):.0f}"
     )
 

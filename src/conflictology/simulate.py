@@ -10,6 +10,11 @@ from typing import Any
 from conflictology import bots, games
 from conflictology.engine import Rng
 
+# A Capitol or Conspiranoicos game between bots takes at most a few hundred decisions (361 at most in
+# 150 six-player games of the outside AI); two bots that never attack can loop forever (two seats of
+# coupml's port with Mafias and no money steal $0 from each other): such a game is stopped here.
+MAX_DECISIONS = 2000
+
 
 @dataclass
 class SimulationResult:
@@ -24,6 +29,8 @@ class SimulationResult:
     bot_seconds: dict[str, float] = field(default_factory=dict)
     bot_cpu_seconds: dict[str, float] = field(default_factory=dict)
     bot_max_seconds: dict[str, float] = field(default_factory=dict)
+    # Games stopped at ``max_decisions`` (no winner; counted among the draws).
+    unfinished: int = 0
 
     @property
     def games_per_second(self) -> float:
@@ -46,11 +53,12 @@ def simulate(
     seed: int | None = None,
     options: dict[str, Any] | None = None,
     on_game: Callable[[int], None] | None = None,
+    max_decisions: int = MAX_DECISIONS,
 ) -> SimulationResult:
     """Play ``n_games`` games; seat i of game g is held by ``bot_names[(i + g) % players]``.
 
     A game with one winner counts a win for the bot that held the winning seat; a shared victory
-    counts as a draw.
+    counts as a draw, and so does a game stopped after ``max_decisions`` (``unfinished``).
     """
     game = games.get(game_name)
     game.check_players(players)
@@ -61,6 +69,7 @@ def simulate(
     master = Rng(Rng.fresh_seed() if seed is None else seed)
     wins: dict[str, float] = {name: 0 for name in bot_names}
     draws = 0
+    unfinished = 0
     decisions = 0
     per_game: list[dict[str, Any]] = []
     timing = SimulationResult(0, {}, 0, 0, 0.0)
@@ -72,7 +81,11 @@ def simulate(
             _Timed(bots.make(name, game, seat, seed=master.next64()), name, timing)
             for seat, name in enumerate(holders)
         ]
-        decisions += bots.play_game(state, seated)
+        try:
+            decisions += bots.play_game(state, seated, max_decisions=max_decisions)
+        except bots.GameTooLong:
+            decisions += max_decisions
+            unfinished += 1
         winners = state.winners()
         if len(winners) == 1:
             wins[holders[winners[0]]] += 1
@@ -84,6 +97,7 @@ def simulate(
     return SimulationResult(
         n_games, wins, draws, decisions, time.perf_counter() - start, per_game,
         timing.bot_decisions, timing.bot_seconds, timing.bot_cpu_seconds, timing.bot_max_seconds,
+        unfinished,
     )
 
 

@@ -166,8 +166,13 @@ def make(name: str, game: Game, seat: int, seed: int | None = None, **params: An
     return bot
 
 
+class GameTooLong(RuntimeError):
+    """A game that did not end within the decisions allowed (:func:`play_game`)."""
+
+
 def play_game(state: GameState, players: Sequence[Bot], max_decisions: int = 100_000) -> int:
-    """Play ``state`` to its end, asking the first awaited seat each time; returns decisions made."""
+    """Play ``state`` to its end, asking the first awaited seat each time; returns decisions made.
+    Raises :class:`GameTooLong` after ``max_decisions``."""
     decisions = 0
     while True:
         waiting = state.waiting_for()
@@ -178,7 +183,7 @@ def play_game(state: GameState, players: Sequence[Bot], max_decisions: int = 100
         state.apply(seat, action)
         decisions += 1
         if decisions >= max_decisions:
-            raise RuntimeError(f"game did not end within {max_decisions} decisions")
+            raise GameTooLong(f"game did not end within {max_decisions} decisions")
 
 
 # The bots register themselves on import (after the interface above exists).
