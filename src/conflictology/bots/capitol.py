@@ -52,6 +52,13 @@ CARD = 1.0  # the value of one influence, in the units below
 DOLLAR = 0.12  # the value of $1M
 PRIOR_BLUFF = 0.3  # how often a claim is a bluff, before a player has shown their habits
 PRIOR_CHALLENGE = 0.15  # how often a player challenges a claim, before they have shown their habits
+# A role's bluffs, against a player's overall rate: a Hacker costs $3M and a caught one costs a card
+# on top, so it is bluffed less (treason's AI: 5 % of its Hacker claims against 27 % of all).
+# A block is bluffed more: it risks one card to save the action's cost, and a bluffed Judge on the
+# last card has nothing to lose.
+ROLE_BLUFF: dict[str, float] = {"hacker": 0.35, "block:banker": 1.5, "block:judge": 1.5}
+PRIOR_BLOCK_CHALLENGE = 0.5  # how often a player challenges a block of their action, before they show it
+PRIOR_AID_BLOCK = 0.15  # how often a player blocks another's Foreign Aid, before they show it
 
 PERSONALITIES: dict[str, dict[str, float]] = {
     "heuristic": {"honesty": 0.7, "scepticism": 1.0, "aggression": 0.5},
@@ -76,17 +83,46 @@ class Player:
     claims_checked: int = 0  # claims of theirs that were challenged (true or not)
     challenges: int = 0
     chances_to_challenge: int = 0
+    habits: Habits = field(default_factory=lambda: Habits())
+
+
+@dataclass
+class Habits:
+    """How a player answers, counted from the public log: what the heuristic learns of each table.
+
+    ``block_challenges`` of ``blocks_faced``: blocks of their own actions they challenged (a bluffed
+    Judge is safe against a player who never does); ``aid_blocks`` of ``aid_chances``: another's
+    Foreign Aid they blocked (Foreign Aid is a poor action against a table that always blocks it);
+    ``hacker_claims`` and ``hacker_bluffs``: their Hacker claims and those caught as bluffs.
+    """
+
+    block_challenges: int = 0
+    blocks_faced: int = 0
+    aid_blocks: int = 0
+    aid_chances: int = 0
+    # role -> [claims of it challenged, of which bluffs]
+    checked: dict[str, list[int]] = field(default_factory=dict)
+
+    def copy(self) -> Habits:
+        return Habits(
+            self.block_challenges,
+            self.blocks_faced,
+            self.aid_blocks,
+            self.aid_chances,
+            {r: c[:] for r, c in self.checked.items()},
+        )
 
 
 class LogMemo:
     """What the public log told about every player after its first ``n`` entries (the log is the
     same in every seat's view). A rollout reads each entry once instead of the whole log per decision."""
 
-    __slots__ = ("n", "players")
+    __slots__ = ("n", "players", "turn")
 
     def __init__(self) -> None:
         self.n = 0
         self.players: list[Player] | None = None
+        self.turn: tuple[int, str, int] = (-1, "", -1)  # the turn being read: actor, action, blocker
 
 
 class Knowledge:
@@ -121,9 +157,12 @@ class Knowledge:
         self.pending: dict[str, Any] = view.get("pending") or {}
         self.shown: str | None = _find_shown(view)
         log = view.get("log") or []
+        # The turn the log is at (actor, action, blocker): who may answer what.
+        self.turn: tuple[int, str, int] = (-1, "", -1)
         if memo is None:
             self._read_log(log)
             return
+        self.turn = memo.turn
         # ``log`` holds the entries from ``memo.n`` on (see CapitolSearch.rollout).
         if memo.players is not None:
             for p, q in zip(self.players, memo.players, strict=True):
@@ -131,8 +170,10 @@ class Knowledge:
                 p.caught = set(q.caught)
                 p.bluffs_caught, p.claims_checked = q.bluffs_caught, q.claims_checked
                 p.challenges, p.chances_to_challenge = q.challenges, q.chances_to_challenge
+                p.habits = q.habits.copy()
         self._read_log(log)
         memo.n += len(log)
+        memo.turn = self.turn
         memo.players = [
             Player(
                 p.seat,
@@ -146,6 +187,7 @@ class Knowledge:
                 p.claims_checked,
                 p.challenges,
                 p.chances_to_challenge,
+                p.habits.copy(),
             )
             for p in self.players
         ]
@@ -159,30 +201,52 @@ class Knowledge:
             seat = _seat_of(event)
             role = _role_of(event)
             if kind in ("action", "announce", "claim") and seat is not None:
-                claimed = CLAIM.get(str(event.get("action", "")), role)
+                action = str(event.get("action", ""))
+                self.turn = (seat, action, -1)
+                claimed = CLAIM.get(action, role)
                 if claimed:
                     self._claimed(seat, claimed)
+                elif action == "foreign_aid":
+                    for p in self.players:
+                        if p.alive and p.seat != seat:
+                            p.habits.aid_chances += 1
             elif kind == "block" and seat is not None and role:
                 self._claimed(seat, role)
+                actor, action, _ = self.turn
+                self.turn = (actor, action, seat)
+                if 0 <= actor < self.n:
+                    self.players[actor].habits.blocks_faced += 1
+                if action == "foreign_aid":
+                    self.players[seat].habits.aid_blocks += 1
             elif kind == "challenge" and seat is not None:
                 self.players[seat].challenges += 1
+                if event.get("challenged") == self.turn[2] >= 0:
+                    self.players[seat].habits.block_challenges += 1
             elif kind in ("reveal", "challenge_failed", "proved") and seat is not None:
                 # A true claim: the card was shown, went back into the deck and was replaced (ruling 9).
                 p = self.players[seat]
                 p.claims_checked += 1
                 if role:
                     p.claims.pop(role, None)
+                    p.habits.checked.setdefault(self._claim_key(seat, role), [0, 0])[0] += 1
             elif kind in ("bluff", "caught", "challenge_succeeded") and seat is not None:
                 p = self.players[seat]
                 p.claims_checked += 1
                 p.bluffs_caught += 1
                 if role:
+                    c = p.habits.checked.setdefault(self._claim_key(seat, role), [0, 0])
+                    c[0] += 1
+                    c[1] += 1
                     p.caught.add(role)
                     p.claims.pop(role, None)
             elif kind in ("exchange", "return") and seat is not None:
                 self.players[seat].claims.clear()  # a refreshed hand: old claims tell little
             elif kind == "force_redraw" and isinstance(event.get("target"), int):
                 self.players[event["target"]].claims.clear()
+
+    def _claim_key(self, seat: int, role: str) -> str:
+        """A block's claims are recorded apart from an action's: players bluff them differently."""
+        return f"block:{role}" if seat == self.turn[2] else role
 
     def _claimed(self, seat: int, role: str) -> None:
         self.players[seat].claims[role] = True
@@ -191,15 +255,33 @@ class Knowledge:
                 p.chances_to_challenge += 1
 
     # -- beliefs --------------------------------------------------------------------------------
-    def bluff_rate(self, seat: int) -> float:
+    def bluff_rate(self, seat: int, role: str | None = None, block: bool = False) -> float:
+        """How often ``seat``'s claims (of ``role``) are bluffs: their caught bluffs among their claims
+        challenged, the role's own record first (a Hacker, which costs $3M, is bluffed less)."""
         p = self.players[seat]
-        return (p.bluffs_caught + 2 * PRIOR_BLUFF) / (p.claims_checked + 2)
+        overall = (p.bluffs_caught + 2 * PRIOR_BLUFF) / (p.claims_checked + 2)
+        if role is None:
+            return overall
+        key = f"block:{role}" if block else role
+        checked, caught = p.habits.checked.get(key, (0, 0))
+        prior = min(0.9, overall * ROLE_BLUFF.get(key, 1.0))
+        return (caught + 2 * prior) / (checked + 2)
 
     def challenge_rate(self, seat: int) -> float:
         p = self.players[seat]
         return (p.challenges + 4 * PRIOR_CHALLENGE) / (p.chances_to_challenge + 4)
 
-    def p_holds(self, seat: int, role: str, claimed: bool = False) -> float:
+    def block_challenge_rate(self, seat: int) -> float:
+        """How often ``seat`` challenges a block of its own action."""
+        h = self.players[seat].habits
+        return (h.block_challenges + 2 * PRIOR_BLOCK_CHALLENGE) / (h.blocks_faced + 2)
+
+    def aid_block_rate(self, seat: int) -> float:
+        """How often ``seat`` blocks another's Foreign Aid (claiming Banker)."""
+        h = self.players[seat].habits
+        return (h.aid_blocks + 2 * PRIOR_AID_BLOCK) / (h.aid_chances + 2)
+
+    def p_holds(self, seat: int, role: str, claimed: bool = False, block: bool = False) -> float:
         """The chance that ``seat`` holds ``role`` now, given the unseen cards and its claims."""
         if seat == self.me:
             return 1.0 if role in self.hand else 0.0
@@ -215,7 +297,7 @@ class Knowledge:
         if role in p.caught:
             base *= 0.5
         if claimed or p.claims.get(role):
-            b = max(0.05, self.bluff_rate(seat))
+            b = max(0.03, self.bluff_rate(seat, role, block))
             base = base / (base + (1.0 - base) * b)
         return base
 
@@ -418,7 +500,9 @@ class CapitolHeuristic(Bot):
         if "foreign_aid" in by_type:
             p_block = 1.0
             for p in k.living_others():
-                p_block *= 1.0 - k.p_holds(p.seat, "banker") * (0.9 if p.claims.get("banker") else 0.6)
+                held = k.p_holds(p.seat, "banker") * (0.9 if p.claims.get("banker") else 0.6)
+                # A player who blocks Foreign Aid whatever they hold (their record) blocks it again.
+                p_block *= 1.0 - max(held, k.aid_block_rate(p.seat) if p.habits.aid_chances else 0.0)
             p_block = 1.0 - p_block
             if p_block < 0.45:
                 return by_type["foreign_aid"][0]
@@ -466,8 +550,8 @@ class CapitolHeuristic(Bot):
             return by_type.get("pass", legal[0])
         if k.unseen[role] == 0:
             return by_type["challenge"]  # every copy is accounted for: a certain bluff
-        p_true = k.p_holds(claimant, role, claimed=True)
         is_block = k.pending.get("blocker") == claimant and claimant != k.pending.get("actor")
+        p_true = k.p_holds(claimant, role, claimed=True, block=is_block)
         me = k.players[k.me]
         # What a caught bluff would save or win, and what a wrong challenge would cost (in cards).
         gain = CARD  # the bluffer loses an influence
@@ -478,13 +562,23 @@ class CapitolHeuristic(Bot):
         else:
             gain += self._action_worth(k, action, target, mine=False)
             if action == "hacker" and target == k.me:
-                cost = 2 * CARD  # ruling 11: a target who challenges a true Hacker loses two
+                if "judge" in k.hand:
+                    return by_type.get("pass", legal[0])  # a real Judge blocks it for free
+                # Passing keeps the Judge window: a bluffed Judge is lost only if the hacker
+                # challenges it (two cards then, ruling 11), and some players hardly ever do.
+                p_bc = k.block_challenge_rate(claimant)
+                judge = k.unseen["judge"] > 0 and "judge" not in me.caught
                 if me.hidden == 1:
-                    # The last card: a challenge can only help unless it can block with a real Judge.
-                    if "judge" in k.hand:
+                    # The last card: a challenge survives a bluffed Hacker, a bluffed Judge survives
+                    # an unchallenged block. Whichever is likelier.
+                    if judge and p_bc * self.scepticism < p_true:
                         return by_type.get("pass", legal[0])
-                    cost = CARD
-                    gain = 3 * CARD
+                    return by_type["challenge"]
+                # Two cards: a wrong challenge costs both (ruling 11); passing costs one, or two
+                # with the chance that a bluffed Judge is called.
+                passing = min(CARD, 2 * CARD * p_bc) if judge else CARD
+                ev = (1.0 - p_true) * (CARD + passing) * self.scepticism - p_true * (2 * CARD - passing)
+                return by_type["challenge"] if ev > 0 else by_type.get("pass", legal[0])
         if cost >= me.hidden * CARD and not (action == "hacker" and target == k.me):
             cost = 3 * CARD  # a wrong challenge would eliminate us
         # Someone else may challenge for us: share the benefit when we are not the one hurt.
@@ -529,8 +623,10 @@ class CapitolHeuristic(Bot):
         if action == "hacker":
             if me.hidden == 1:
                 return by_card[card]  # the last card is lost unless the block stands
-            # Two cards: a challenged false Judge costs both (ruling 11) against one for passing.
-            if 2 * p_chal < 1.0 and self.rng.random() < (1.0 - self.honesty) + 0.3 * (1 - 2 * p_chal):
+            # Two cards: a challenged false Judge costs both (ruling 11) against one for passing,
+            # so it pays against a hacker who challenges blocks less than half the time.
+            p_bc = k.block_challenge_rate(actor) if actor is not None else PRIOR_BLOCK_CHALLENGE
+            if self.rng.random() < (1.0 - self.honesty) + 1.5 * (1 - 2 * p_bc):
                 return by_card[card]
             return passing
         if action == "foreign_aid":
