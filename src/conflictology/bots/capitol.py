@@ -475,7 +475,13 @@ class CapitolHeuristic(Bot):
                 kill = k.players[target["target"]].hidden == 1
                 if self._dare_bluff(k, "hacker", p_chal, stakes=1.5 if kill else 1.0):
                     return target
-        # 2. Money with a Banker it holds.
+        # 2. Face to face, a steal with a Mafia it holds: $2M taken is a $4M swing, more than a
+        # Banker's $3M (against treason's AI: 0.52 → 0.57 of two-player games).
+        if len(k.living_others()) == 1 and "mafia" in by_type and "mafia" in hand:
+            target = self._best_target(k, by_type["mafia"], "mafia")
+            if k.players[target["target"]].money >= 2:
+                return target
+        # 3. Money with a Banker it holds.
         if "banker" in by_type and "banker" in hand:
             return by_type["banker"][0]
         if "mafia" in by_type and "mafia" in hand:
@@ -486,17 +492,17 @@ class CapitolHeuristic(Bot):
             eager = 0.35 + 0.4 * self.aggression + (0.3 if reach else 0.0)
             if k.players[target["target"]].money >= 2 and self.rng.random() < eager:
                 return target
-        # 3. A weak hand: refresh it.
+        # 4. A weak hand: refresh it.
         strong = {"banker", "hacker", "mafia"}
         if not strong & set(hand):
             if "reporter" in by_type and "reporter" in hand:
                 return by_type["reporter"][0]
             if "police_swap" in by_type and "police" in hand:
                 return by_type["police_swap"][0]
-        # 4. Bluff a Banker if the table lets it.
+        # 5. Bluff a Banker if the table lets it.
         if "banker" in by_type and self._dare_bluff(k, "banker", p_chal, stakes=1):
             return by_type["banker"][0]
-        # 5. Foreign Aid when no Banker block is likely.
+        # 6. Foreign Aid when no Banker block is likely.
         if "foreign_aid" in by_type:
             p_block = 1.0
             for p in k.living_others():
