@@ -5,6 +5,7 @@
     python benchmarks/bots.py --only speed    # one row (speed, capitol-hr, capitol-ih, capitol-ph, consp-hr,
                                               # consp-ih)
     python benchmarks/bots.py --json
+    python benchmarks/bots.py --only outside  # every row against the outside AI (a group name)
 
 Each strength row is exactly ``conflictology simulate GAME --players N --games K --seed S --bots …``
 (seats rotated from game to game; the command is printed beside the row), with the target the issue
@@ -13,6 +14,13 @@ second of wall time and of process CPU time (on a shared machine, CPU time is th
 ISMCTS iteration in Capitol is one root candidate's walk, the heuristic at every seat to the end),
 and the flat search's (``pimc``) rollouts per second (one rollout: a world played to the end by
 the heuristic at every seat, after one candidate action).
+
+The ``outside`` rows measure our bots against treason's rule-based AI (``outside-treason``, coupml's
+port, and ``outside-treason-js``, the port with treason's JavaScript restored; docs/bots.md): head to
+head in two-player games, as the lone seat against three of it in four-player games, and at mixed
+tables (the outside AI, our personalities and ``random`` at one table). A row's "fair" share is one
+over the seats the measured bot holds a share of; the fallbacks are the outside AI's decisions the
+adapter could not map (none expected).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from rich.table import Table
 
 from conflictology import bots, games
 from conflictology.arena import wilson
+from conflictology.bots import outside
 from conflictology.engine import Rng
 from conflictology.simulate import simulate
 
@@ -50,11 +59,19 @@ class Row:
     ms_per_decision: float
     max_ms_per_decision: float
     command: str
+    fair: float = 0.0
+    fallbacks: int = 0
+    unfinished: int = 0
 
     @property
     def met(self) -> bool:
         return self.win_share >= self.target
 
+
+OUT = "outside-treason"
+JS = "outside-treason-js"
+MIXED = [OUT, "heuristic-bluffer", "random"]
+MIXED_JS = [JS, OUT, "heuristic-sceptic"]
 
 # key, game, seats (the measured bot first), games at scale 1, target win share
 MATCHES: list[tuple[str, str, list[str], int, float]] = [
@@ -63,10 +80,25 @@ MATCHES: list[tuple[str, str, list[str], int, float]] = [
     ("capitol-ph", "capitol", [PIMC, "heuristic", "heuristic", "heuristic"], 120, 0.40),
     ("consp-hr", "conspiranoicos", ["heuristic", "random"], 300, 0.65),
     ("consp-ih", "conspiranoicos", [ISMCTS, "heuristic"], 120, 0.55),
+    # Against the outside AI (issue 16): normal (the heuristic) and hard, head to head and alone
+    # against three; the random row is the sanity check (no target).
+    ("out-random-2", "capitol", ["random", OUT], 400, 0.0),
+    ("out-normal-2", "capitol", ["normal", OUT], 4000, 0.55),
+    ("out-normal-4", "capitol", ["normal", OUT, OUT, OUT], 2000, 0.30),
+    ("out-normal-js-2", "capitol", ["normal", JS], 4000, 0.55),
+    ("out-normal-js-4", "capitol", ["normal", JS, JS, JS], 2000, 0.30),
+    ("out-normal-mixed", "capitol", ["normal", *MIXED], 2000, 0.30),
+    ("out-normal-mixed-js", "capitol", ["normal", *MIXED_JS], 2000, 0.30),
+    ("out-hard-2", "capitol", ["hard", OUT], 100, 0.65),
+    ("out-hard-4", "capitol", ["hard", OUT, OUT, OUT], 60, 0.40),
+    ("out-hard-mixed", "capitol", ["hard", *MIXED], 60, 0.30),
 ]
+# Row groups for --only.
+GROUPS = {"outside": [key for key, *_ in MATCHES if key.startswith("out-")]}
 
 
 def strength(key: str, game: str, seats: list[str], n: int, target: float, seed: int) -> Row:
+    outside.STATS.clear()
     result = simulate(game, len(seats), n, seats, seed=seed)
     bot = seats[0]
     wins = result.wins[bot]
@@ -91,6 +123,9 @@ def strength(key: str, game: str, seats: list[str], n: int, target: float, seed:
         per,
         1000 * result.bot_max_seconds.get(bot, 0.0),
         command,
+        fair=seats.count(bot) / len(seats),
+        fallbacks=sum(v for k, v in outside.STATS.items() if k.startswith("fallback:")),
+        unfinished=result.unfinished,
     )
 
 
@@ -132,7 +167,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    only = set(args.only.split(",")) if args.only else None
+    only = None
+    if args.only:
+        only = {key for part in args.only.split(",") for key in GROUPS.get(part, [part])}
     console = Console(stderr=args.json)
     out: dict[str, object] = {}
     if only is None or "speed" in only:
@@ -166,8 +203,10 @@ def main() -> None:
         "games",
         "win share",
         "95 % CI",
+        "fair",
         "target",
         "ms/decision (max)",
+        "fallbacks",
     ):
         table.add_column(col, justify="right" if col not in ("game", "bot", "against") else "left")
     for r in rows:
@@ -179,8 +218,10 @@ def main() -> None:
             str(r.games),
             f"{r.win_share:.3f}",
             f"{r.low:.2f}–{r.high:.2f}",
-            f"≥ {r.target:.2f} {'✓' if r.met else '✗'}",
+            f"{r.fair:.2f}",
+            f"≥ {r.target:.2f} {'✓' if r.met else '✗'}" if r.target else "—",
             f"{r.ms_per_decision:.1f} ({r.max_ms_per_decision:.0f})",
+            str(r.fallbacks) if "outside" in r.command else "—",
         )
     console.print(table)
     for r in rows:
