@@ -111,6 +111,11 @@ class ActionTable:
             if key in self._index:
                 raise ValueError(f"action listed twice in the table: {key}")
             self._index[key] = i
+        # Actions already looked up, keyed by their fields with each value's type (so True is never
+        # taken for 1): a search looks the same few actions up hundreds of thousands of times, and
+        # the canonical JSON text costs more than the rest of the lookup. Only actions of the table
+        # are remembered (a handful of spellings each), so no input can grow it without bound.
+        self._seen: dict[tuple[tuple[str, type, Any], ...], int] = {}
 
     @property
     def size(self) -> int:
@@ -121,10 +126,21 @@ class ActionTable:
 
     def index(self, action: Mapping[str, Any]) -> int:
         """The integer of an action; raises :class:`IllegalAction` for one the game never produces."""
+        fields: tuple[tuple[str, type, Any], ...] | None
         try:
-            return self._index[action_key(self._canonical(dict(action)))]
+            fields = tuple((k, type(v), v) for k, v in action.items())
+            seen = self._seen.get(fields)
+        except (TypeError, AttributeError):
+            fields = seen = None  # a value that is not hashable (a list of cards), or not a mapping
+        if seen is not None:
+            return seen
+        try:
+            index = self._index[action_key(self._canonical(dict(action)))]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise IllegalAction(f"not an action of this game: {action!r}") from exc
+        if fields is not None:
+            self._seen[fields] = index
+        return index
 
     def action(self, index: int) -> Action:
         if not 0 <= index < len(self.actions):

@@ -24,6 +24,7 @@ challenges; 1 is neutral), ``aggression`` (0–1: how eagerly it attacks rather 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -124,6 +125,32 @@ class LogMemo:
         self.players: list[Player] | None = None
         self.turn: tuple[int, str, int] = (-1, "", -1)  # the turn being read: actor, action, blocker
 
+    def copy(self) -> LogMemo:
+        """A memo that reads on from here without touching this one (every rollout of a decision
+        starts from the decision's own log, read once)."""
+        c = LogMemo()
+        c.n = self.n
+        c.turn = self.turn
+        if self.players is not None:
+            c.players = [
+                Player(
+                    p.seat,
+                    p.money,
+                    p.alive,
+                    p.hidden,
+                    p.revealed,
+                    dict(p.claims),
+                    set(p.caught),
+                    p.bluffs_caught,
+                    p.claims_checked,
+                    p.challenges,
+                    p.chances_to_challenge,
+                    p.habits.copy(),
+                )
+                for p in self.players
+            ]
+        return c
+
 
 class Knowledge:
     """What the bot's seat knows, rebuilt from its view on every decision (the bot keeps no state)."""
@@ -133,26 +160,45 @@ class Knowledge:
         players = view["players"]
         self.n = len(players)
         self.hand: list[str] = list(players[self.me]["hidden"])
-        self.players = [
-            Player(
-                seat=i,
-                money=int(p["money"]),
-                alive=bool(p["alive"]),
-                hidden=len(p["hidden"]) if isinstance(p["hidden"], list) else int(p["hidden"]),
-                revealed=list(p["revealed"]),
-            )
-            for i, p in enumerate(players)
-        ]
+        if memo is not None and memo.players is not None:
+            # A rollout's memo: the players it read the log into, brought up to date in place (the
+            # log only moves forward there, so nothing needs copying).
+            self.players = memo.players
+            for q, p in zip(self.players, players, strict=True):
+                q.money = int(p["money"])
+                q.alive = bool(p["alive"])
+                q.hidden = len(p["hidden"]) if isinstance(p["hidden"], list) else int(p["hidden"])
+                q.revealed = list(p["revealed"])
+        else:
+            self.players = [
+                Player(
+                    seat=i,
+                    money=int(p["money"]),
+                    alive=bool(p["alive"]),
+                    hidden=len(p["hidden"]) if isinstance(p["hidden"], list) else int(p["hidden"]),
+                    revealed=list(p["revealed"]),
+                )
+                for i, p in enumerate(players)
+            ]
         self.deck: int = int(view.get("deck", 0))
         # Cards this seat saw as the Police player and that are still in that hand.
         self.known: dict[int, list[str]] = {}
         for k in view.get("known") or []:
             self.known.setdefault(int(k["seat"]), []).append(str(k["card"]))
-        self.unseen: dict[str, int] = {}
-        for role in ROLES:
-            seen = sum(p.revealed.count(role) for p in self.players) + self.hand.count(role)
-            seen += sum(cards.count(role) for cards in self.known.values())
-            self.unseen[role] = max(0, COPIES - seen)
+        # One pass over the cards in sight (this runs at every decision of every rollout).
+        self.unseen: dict[str, int] = dict.fromkeys(ROLES, COPIES)
+        unseen = self.unseen
+        for p in self.players:
+            for role in p.revealed:
+                unseen[role] -= 1
+        for role in self.hand:
+            unseen[role] -= 1
+        for cards in self.known.values():
+            for role in cards:
+                unseen[role] -= 1
+        for role, left in unseen.items():
+            if left < 0:
+                unseen[role] = 0
         self.pool = sum(self.unseen.values())
         self.pending: dict[str, Any] = view.get("pending") or {}
         self.shown: str | None = _find_shown(view)
@@ -163,34 +209,11 @@ class Knowledge:
             self._read_log(log)
             return
         self.turn = memo.turn
-        # ``log`` holds the entries from ``memo.n`` on (see CapitolSearch.rollout).
-        if memo.players is not None:
-            for p, q in zip(self.players, memo.players, strict=True):
-                p.claims = dict(q.claims)
-                p.caught = set(q.caught)
-                p.bluffs_caught, p.claims_checked = q.bluffs_caught, q.claims_checked
-                p.challenges, p.chances_to_challenge = q.challenges, q.chances_to_challenge
-                p.habits = q.habits.copy()
+        # ``log`` holds the entries from ``memo.n`` on (see CapitolSearch.actor).
         self._read_log(log)
         memo.n += len(log)
         memo.turn = self.turn
-        memo.players = [
-            Player(
-                p.seat,
-                0,
-                p.alive,
-                0,
-                [],
-                dict(p.claims),
-                set(p.caught),
-                p.bluffs_caught,
-                p.claims_checked,
-                p.challenges,
-                p.chances_to_challenge,
-                p.habits.copy(),
-            )
-            for p in self.players
-        ]
+        memo.players = self.players
 
     # -- the public log -------------------------------------------------------------------------
     def _read_log(self, log: Iterable[Any]) -> None:
@@ -293,7 +316,7 @@ class Knowledge:
         h = min(p.hidden - len(known), self.pool)
         if u == 0 or h <= 0:
             return 0.0
-        base = 1.0 - _comb(self.pool - u, h) / max(1, _comb(self.pool, h))
+        base = _p_any(self.pool, u, h)
         if role in p.caught:
             base *= 0.5
         if claimed or p.claims.get(role):
@@ -323,6 +346,12 @@ class Knowledge:
 
 def _comb(n: int, k: int) -> int:
     return math.comb(n, k) if 0 <= k <= n else 0
+
+
+@functools.lru_cache(maxsize=4096)
+def _p_any(pool: int, copies: int, cards: int) -> float:
+    """The chance that ``cards`` drawn from ``pool`` unseen cards include one of ``copies``."""
+    return 1.0 - _comb(pool - copies, cards) / max(1, _comb(pool, cards))
 
 
 def _seat_of(event: dict[str, Any]) -> int | None:
@@ -477,9 +506,12 @@ class CapitolHeuristic(Bot):
                     return target
         # 2. Face to face, a steal with a Mafia it holds: $2M taken is a $4M swing, more than a
         # Banker's $3M (against treason's AI: 0.52 → 0.57 of two-player games).
+        # Against another Mafia, only half the time: two Mafias taking $2M back and forth would never
+        # reach a Scandal.
         if len(k.living_others()) == 1 and "mafia" in by_type and "mafia" in hand:
             target = self._best_target(k, by_type["mafia"], "mafia")
-            if k.players[target["target"]].money >= 2:
+            other = k.players[target["target"]]
+            if other.money >= 2 and (not other.claims.get("mafia") or self.rng.random() < 0.5):
                 return target
         # 3. Money with a Banker it holds.
         if "banker" in by_type and "banker" in hand:
@@ -687,7 +719,10 @@ class CapitolSearch(SearchPolicy):
         """Worlds weighted by the claims still standing: a world where a claimant lacks the role is
         kept with the chance that they bluff (their record, as the heuristic estimates it)."""
         game: Game = bot.game
-        k = Knowledge(view)
+        # The decision's public log, read once: every rollout's memo starts from a copy of it.
+        root = LogMemo()
+        k = Knowledge(view, root)
+        bot._root_memo = root  # type: ignore[attr-defined]
         claims = [
             (p.seat, [r for r, on in p.claims.items() if on], max(0.05, k.bluff_rate(p.seat)))
             for p in k.living_others()
@@ -760,7 +795,8 @@ class CapitolSearch(SearchPolicy):
             bot._rollout_players = players  # type: ignore[attr-defined]
         for p in players:
             p.rng = rng
-        memo = LogMemo()
+        root: LogMemo | None = getattr(bot, "_root_memo", None)
+        memo = LogMemo() if root is None else root.copy()
 
         def act(state: GameState, seat: int) -> Action:
             legal = state.legal_actions(seat)
