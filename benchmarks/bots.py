@@ -89,9 +89,8 @@ MATCHES: list[tuple[str, str, list[str], int, float]] = [
     ("out-normal-js-4", "capitol", ["normal", JS, JS, JS], 2000, 0.30),
     ("out-normal-mixed", "capitol", ["normal", *MIXED], 2000, 0.30),
     ("out-normal-mixed-js", "capitol", ["normal", *MIXED_JS], 2000, 0.30),
-    ("out-hard-2", "capitol", ["hard", OUT], 100, 0.65),
-    ("out-hard-4", "capitol", ["hard", OUT, OUT, OUT], 60, 0.40),
-    ("out-hard-mixed", "capitol", ["hard", *MIXED], 60, 0.30),
+    ("out-hard-2", "capitol", ["hard", OUT], 60, 0.65),
+    ("out-hard-4", "capitol", ["hard", OUT, OUT, OUT], 40, 0.40),
 ]
 # Row groups for --only.
 GROUPS = {"outside": [key for key, *_ in MATCHES if key.startswith("out-")]}

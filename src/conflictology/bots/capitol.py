@@ -10,7 +10,9 @@ It decides from its view alone:
   a claim caught as a bluff lowers it; a revealed card goes back into the deck (ruling 9) and an
   exchange (Reporter, Police swap, a returned card after a block, a forced redraw) refreshes the hand,
   so both wipe what that player's claims told. Per player it counts challenges made and bluffs caught,
-  so it learns who challenges at random and who bluffs a lot.
+  so it learns who challenges at random and who bluffs a lot, and (``Habits``) which roles they bluff
+  (an action's claims apart from a block's), how often they challenge a block of their own action and
+  how often they block another's Foreign Aid.
 * **Decisions.** Never bluffs a role whose copies are all accounted for; challenges a claim whose role
   is fully accounted for, or when the expected gain of a challenge beats its cost (a card, or two for a
   target who challenges a true Hacker, ruling 11); takes Foreign Aid when no Banker block is likely;
