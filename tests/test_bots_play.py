@@ -282,3 +282,50 @@ def test_capitol_tree_hides_other_seats_card_choices() -> None:
         assert policy.observe(1, 3, {"type": kind, "card": "judge"}, 9) == kind
     lose = {"type": "lose", "card": "judge"}
     assert policy.observe(1, 3, lose, 9) == 9
+
+
+def test_capitol_search_plays_each_seat_as_it_has_been_seen_to_play() -> None:
+    """The flat search's rollouts play every other seat with dials fitted to its record: a seat
+    caught bluffing often is played less honest, one that challenges often more sceptical, a seat
+    with no record as the default heuristic; the searcher's own seat stays the default."""
+    from conflictology.bots.capitol import PERSONALITIES, CapitolSearch, Knowledge
+
+    game = games.get("capitol")
+    state = game.new_game(players=3, seed=5)
+    k = Knowledge(state.view(0))
+    base = PERSONALITIES["heuristic"]
+    fresh = CapitolSearch.dials(k)
+    assert set(fresh) == {1, 2}
+    assert fresh[1]["honesty"] == pytest.approx(base["honesty"])
+    assert fresh[1]["scepticism"] == pytest.approx(base["scepticism"])
+    me, liar, caller = k.players
+    me.bluffs_caught, me.claims_checked = 2, 8
+    me.challenges, me.chances_to_challenge = 2, 20
+    me.habits.turns, me.habits.attacks = 10, 3
+    liar.bluffs_caught, liar.claims_checked = 6, 8
+    liar.habits.turns, liar.habits.attacks = 10, 7
+    caller.bluffs_caught, caller.claims_checked = 2, 8
+    caller.challenges, caller.chances_to_challenge = 9, 20
+    caller.habits.turns, caller.habits.attacks = 10, 3
+    fitted = CapitolSearch.dials(k)
+    assert fitted[1]["honesty"] < base["honesty"] - 0.1
+    assert fitted[1]["aggression"] > base["aggression"] + 0.1
+    assert fitted[2]["scepticism"] > 1.4 * base["scepticism"]
+    assert fitted[2]["honesty"] == pytest.approx(base["honesty"])
+    assert fitted[2]["aggression"] == pytest.approx(base["aggression"])
+    # rates are read against the searcher's own record: a table that challenges as it does is default
+    caller.challenges = me.challenges
+    assert CapitolSearch.dials(k)[2]["scepticism"] == pytest.approx(base["scepticism"])
+
+    bot = bots.make("hard:iterations=3", game, 0, seed=1)
+    policy = bot.policy  # type: ignore[attr-defined]
+    policy.sampler(bot, state.view(0))
+    bot._seat_dials = fitted  # type: ignore[attr-defined]
+    policy.actor(bot, Rng(1))
+    players = bot._rollout_players  # type: ignore[attr-defined]
+    assert players[1].honesty == fitted[1]["honesty"]
+    assert players[2].scepticism == fitted[2]["scepticism"]
+    assert (players[0].honesty, players[0].scepticism) == (base["honesty"], base["scepticism"])
+    off = bots.make("hard:iterations=3:model=0", game, 0, seed=1)
+    off.policy.sampler(off, state.view(0))  # type: ignore[attr-defined]
+    assert off._seat_dials == {}  # type: ignore[attr-defined]

@@ -105,6 +105,8 @@ class Habits:
     aid_chances: int = 0
     # role -> [claims of it challenged, of which bluffs]
     checked: dict[str, list[int]] = field(default_factory=dict)
+    turns: int = 0  # turns taken
+    attacks: int = 0  # of which a Mafia steal or a Hacker
 
     def copy(self) -> Habits:
         return Habits(
@@ -113,6 +115,8 @@ class Habits:
             self.aid_blocks,
             self.aid_chances,
             {r: c[:] for r, c in self.checked.items()},
+            self.turns,
+            self.attacks,
         )
 
 
@@ -228,6 +232,10 @@ class Knowledge:
             if kind in ("action", "announce", "claim") and seat is not None:
                 action = str(event.get("action", ""))
                 self.turn = (seat, action, -1)
+                habits = self.players[seat].habits
+                habits.turns += 1
+                if action in ("mafia", "hacker"):
+                    habits.attacks += 1
                 claimed = CLAIM.get(action, role)
                 if claimed:
                     self._claimed(seat, claimed)
@@ -344,6 +352,11 @@ class Knowledge:
             t += 2.0
         t += 1.0 * self.p_holds(seat, "hacker") + 0.6 * self.p_holds(seat, "banker")
         return t
+
+
+def _attack_rate(h: Habits) -> float:
+    """The share of a player's turns spent stealing or hacking (a prior of 0.3 over two turns)."""
+    return (h.attacks + 2 * 0.3) / (h.turns + 2)
 
 
 def _comb(n: int, k: int) -> int:
@@ -725,6 +738,10 @@ class CapitolSearch(SearchPolicy):
         root = LogMemo()
         k = Knowledge(view, root)
         bot._root_memo = root  # type: ignore[attr-defined]
+        # Each other seat played in the rollouts as it has been seen to play (``model``, on by default).
+        bot._seat_dials = (  # type: ignore[attr-defined]
+            self.dials(k) if int(bot.params.get("model", 1)) else {}
+        )
         claims = [
             (p.seat, [r for r, on in p.claims.items() if on], max(0.05, k.bluff_rate(p.seat)))
             for p in k.living_others()
@@ -750,6 +767,34 @@ class CapitolSearch(SearchPolicy):
             return world
 
         return draw
+
+    @staticmethod
+    def dials(k: Knowledge) -> dict[int, dict[str, float]]:
+        """The personality each other seat is played with in the rollouts, fitted to its record
+        against the searcher's own (the searcher plays the default heuristic, and its record is read
+        from the same log with the same priors, so the ratio is that table's and that game's): a seat
+        whose challenged claims were bluffs more often is played with more of a bluffing appetite, one
+        that challenges less often with less scepticism, one that steals or hacks on more of its turns
+        with more aggression (each by the square root of the ratio, within bounds). A seat with no
+        record is played as the default."""
+        out: dict[int, dict[str, float]] = {}
+        base = PERSONALITIES["heuristic"]
+        me = k.me
+        my_bluff = k.bluff_rate(me)
+        my_chal = k.challenge_rate(me)
+        my_attack = _attack_rate(k.players[me].habits)
+        for p in k.living_others():
+            # Square roots and narrow bounds: a game shows a handful of challenged claims, so a
+            # record is taken halfway (measured: the raw ratios swing from 0.4 to 2.5 within a game).
+            bluffing = (1.0 - base["honesty"]) * math.sqrt(k.bluff_rate(p.seat) / my_bluff)
+            scepticism = base["scepticism"] * math.sqrt(k.challenge_rate(p.seat) / my_chal)
+            aggression = base["aggression"] * math.sqrt(_attack_rate(p.habits) / my_attack)
+            out[p.seat] = {
+                "honesty": min(0.9, max(0.4, 1.0 - bluffing)),
+                "scepticism": min(1.6, max(0.5, scepticism)),
+                "aggression": min(0.85, max(0.25, aggression)),
+            }
+        return out
 
     def candidates(
         self, bot: ISMCTSBot, view: View, legal: list[Action], prior: Action | None
@@ -795,8 +840,12 @@ class CapitolSearch(SearchPolicy):
         if players is None:
             players = [CapitolHeuristic(bot.game, s, seed=0) for s in range(bot.game.max_players)]
             bot._rollout_players = players  # type: ignore[attr-defined]
+        dials: dict[int, dict[str, float]] = getattr(bot, "_seat_dials", {})
+        base = PERSONALITIES["heuristic"]
         for p in players:
             p.rng = rng
+            d = dials.get(p.seat, base)
+            p.honesty, p.scepticism, p.aggression = d["honesty"], d["scepticism"], d["aggression"]
         root: LogMemo | None = getattr(bot, "_root_memo", None)
         memo = LogMemo() if root is None else root.copy()
 
