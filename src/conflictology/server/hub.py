@@ -552,6 +552,7 @@ class Hub:
             return
         connected = self.connected_seats(room)
         info = room.info(connected)
+        table = room.table() if room.state is not None else None
         cache: dict[int | None, str] = {}
         self._texts[room.code] = (room.version, frozenset(connected), cache)
         for conn in list(conns):
@@ -562,7 +563,7 @@ class Hub:
                 continue
             text = cache.get(idx)
             if text is None:
-                text = cache[idx] = _encoder.encode(room.message_for(idx, connected, info)).decode()
+                text = cache[idx] = _encoder.encode(room.message_for(idx, connected, info, table)).decode()
             conn.send_text(text)
 
     async def _schedule_latest(self, code: str) -> None:

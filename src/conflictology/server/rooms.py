@@ -721,10 +721,14 @@ class Room:
     # ---- what each connection is sent ----------------------------------------------------------
 
     def message_for(
-        self, seat: int | None, connected: set[int], info: dict[str, Any] | None = None
+        self,
+        seat: int | None,
+        connected: set[int],
+        info: dict[str, Any] | None = None,
+        table: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """``info``: this room's info(connected), when the caller already has it (a broadcast
-        builds it once for every seat)."""
+        builds it once for every seat, with the table's clock stops and timeouts: ``table()``)."""
         if info is None:
             info = self.info(connected)
         if self.status is RoomStatus.LOBBY or self.state is None:
@@ -741,15 +745,22 @@ class Room:
             "deadline": self.deadline,
             "timer": self.deadline_kind if self.deadline is not None else None,
             "room": info,
-            "timeouts": self.timeouts(),
-            "pause": self.pause_info(),
-            "holds": [i for i, s in enumerate(self.seats) if s.id in self.holds],
+            **(table or self.table()),
         }
         if state.is_over():
             msg["winners"] = state.winners()
             if "winners" not in view:
                 view["winners"] = state.winners()
         return msg
+
+    def table(self) -> dict[str, Any]:
+        """What a state message tells every seat alike about the clocks: timeouts, a pause, holds
+        (built once per broadcast: ``timeouts`` reads the game's whole action list)."""
+        return {
+            "timeouts": self.timeouts(),
+            "pause": self.pause_info(),
+            "holds": [i for i, s in enumerate(self.seats) if s.id in self.holds],
+        }
 
     def timeouts(self, last: int = 20) -> list[dict[str, int]]:
         """Whose clock ran out in this game, newest last: the state each timeout action made (``seq``)
