@@ -217,10 +217,13 @@ def test_a_player_who_left_mid_game_takes_the_seat_back_with_the_same_token(serv
         assert http.get(url).json()["seats"][1].get("left") is None
         r = http.post(f"{url}/rejoin", headers=auth(table.tokens[1]))
         assert r.status_code == 409 and r.json()["code"] == "not_left"
-        # A kicked player has no way back.
+        # A player who left and is then kicked has no way back: the kick takes the token away.
+        assert http.post(f"{url}/leave", headers=auth(table.tokens[2])).status_code == 200
         assert http.post(f"{url}/kick", json={"seat": 2}, headers=auth(table.host_token)).status_code == 200
         r = http.post(f"{url}/rejoin", headers=auth(table.tokens[2]))
         assert r.status_code == 401
+        r = http.post(f"{url}/kick", json={"seat": 2}, headers=auth(table.host_token))
+        assert r.status_code == 409  # nothing left to take
     back = Player(server, table.code, table.tokens[1], 1)
     state = back.wait_for(is_state)
     assert state["view"]["you"] == 1

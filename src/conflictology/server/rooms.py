@@ -366,8 +366,12 @@ class Room:
         if target.id == self.host:
             raise RoomError(400, "bad_seat", "the host cannot kick themselves (leave instead)")
         if self._holds_game():
-            if self.status is RoomStatus.PLAYING and (target.bot or target.left):
+            if self.status is RoomStatus.PLAYING and target.bot:
                 raise RoomError(409, "bad_seat", "a bot already plays this seat")
+            if target.left and target.token_hash is not None:
+                # A player who left mid-game keeps a way back (rejoin) until the host kicks them.
+                target.token_hash = None
+                return target
             if target.left:
                 raise RoomError(409, "bad_seat", "this seat has already left")
             target.left = True

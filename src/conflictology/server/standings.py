@@ -17,6 +17,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from conflictology.server.security import same_hash
+
 # Bounds: a room is open to anyone with its code, so its record cannot grow without limit.
 MAX_NAMES = 64  # beyond it, the name that played longest ago is dropped
 MAX_GAMES = 50  # games listed (the sums cover every game since the last reset)
@@ -59,7 +61,7 @@ def added(
         entry["games"] += 1
         entry["wins"] += won
         entry["last"] = now
-        if key is not None and key not in entry["keys"]:
+        if key is not None and not _holds(entry, key):
             entry["keys"] = [*entry["keys"], key][-MAX_KEYS:]
         per = entry["by_game"].setdefault(game, {"games": 0, "wins": 0})
         per["games"] += 1
@@ -86,15 +88,20 @@ def with_key(record: dict[str, Any], name: str, key: str) -> dict[str, Any]:
     """The record with one more token hash for ``name`` (a claim on a new device)."""
     out = copy.deepcopy(record)
     entry = out["players"].get(name_key(name))
-    if entry is not None and key not in entry["keys"]:
+    if entry is not None and not _holds(entry, key):
         entry["keys"] = [*entry["keys"], key][-MAX_KEYS:]
     return out
+
+
+def _holds(entry: dict[str, Any], key: str) -> bool:
+    """Whether a name's entry keeps the token hash ``key`` (compared in constant time, as seats' are)."""
+    return any(same_hash(key, k) for k in entry.get("keys", []))
 
 
 def claimed_name(record: dict[str, Any] | None, key: str) -> str | None:
     """The name whose games were played with the token of hash ``key``."""
     for entry in (record or {}).get("players", {}).values():
-        if key in entry.get("keys", []):
+        if _holds(entry, key):
             return str(entry["name"])
     return None
 
