@@ -267,6 +267,8 @@ def test_the_lobby_seats_a_personality_or_a_mystery_bot(browser: Browser, server
     remember_seat(page, table)
     page.goto(f"{server.url}/?room={table.code}&lang=es")
     select = page.locator("[data-k=bot-level]")
+    # The options come with the server's list of levels, after the lobby shows.
+    expect(select.locator("option[value=mystery]")).to_have_count(1)
     values = select.locator("option").evaluate_all("els => els.map(e => e.value)")
     wanted = {"heuristic-honest", "heuristic-bluffer", "heuristic-sceptic", "heuristic-aggressive", "mystery"}
     assert wanted <= set(values)
