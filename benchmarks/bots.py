@@ -89,8 +89,12 @@ MATCHES: list[tuple[str, str, list[str], int, float]] = [
     ("out-normal-js-4", "capitol", ["normal", JS, JS, JS], 2000, 0.30),
     ("out-normal-mixed", "capitol", ["normal", *MIXED], 2000, 0.30),
     ("out-normal-mixed-js", "capitol", ["normal", *MIXED_JS], 2000, 0.30),
-    ("out-hard-2", "capitol", ["hard", OUT], 60, 0.65),
-    ("out-hard-4", "capitol", ["hard", OUT, OUT, OUT], 40, 0.40),
+    ("out-hard-2", "capitol", ["hard", OUT], 300, 0.65),
+    ("out-hard-4", "capitol", ["hard", OUT, OUT, OUT], 100, 0.40),
+    ("out-hard-js-2", "capitol", ["hard", JS], 100, 0.65),
+    ("out-hard-mixed", "capitol", ["hard", *MIXED], 40, 0.30),
+    # ``hard`` against the heuristic it builds on, head to head (no regression: search ≥ 0.55).
+    ("out-hard-heuristic-2", "capitol", ["hard", "heuristic"], 100, 0.55),
 ]
 # Row groups for --only.
 GROUPS = {"outside": [key for key, *_ in MATCHES if key.startswith("out-")]}
@@ -147,7 +151,7 @@ def speed(decisions: int, iterations: int, seed: int, bot: str = "ismcts") -> di
                 searcher.act(state.view(seat), legal)
                 wall += time.perf_counter() - w
                 cpu += time.process_time() - c
-                per = len(searcher.last_root_stats) if bot == "pimc" else 1  # type: ignore[attr-defined]
+                per = len(searcher.last_root_stats) if bot.startswith("pimc") else 1  # type: ignore[attr-defined]
                 done += searcher.last_iterations * per  # type: ignore[attr-defined]
                 asked += 1
             state.apply(seat, players[seat].act(state.view(seat), legal))
@@ -177,11 +181,16 @@ def main() -> None:
             "ISMCTS on 4-player Capitol: {iterations_per_wall_second:.0f} iterations/s (wall), "
             "{iterations_per_cpu_second:.0f} iterations/s (CPU)".format(**out["speed"])  # type: ignore[arg-type]
         )
-        out["speed_pimc"] = speed(max(5, int(40 * args.scale)), 50, args.seed, bot=PIMC)
-        console.print(
-            "pimc on 4-player Capitol: {iterations_per_wall_second:.0f} rollouts/s (wall), "
-            "{iterations_per_cpu_second:.0f} rollouts/s (CPU)".format(**out["speed_pimc"])  # type: ignore[arg-type]
-        )
+        # The flat search with each model of the other seats in its rollouts (``opp``; docs/bots.md):
+        # the default mix, the heuristic alone (as before the rule player), the rule player alone.
+        models = (("", PIMC), ("_heuristic", f"{PIMC}:opp=heuristic"), ("_rules", f"{PIMC}:opp=rules"))
+        for label, spec in models:
+            out[f"speed_pimc{label}"] = speed(max(5, int(40 * args.scale)), 50, args.seed, bot=spec)
+            console.print(
+                f"{spec} on 4-player Capitol: "
+                "{iterations_per_wall_second:.0f} rollouts/s (wall), "
+                "{iterations_per_cpu_second:.0f} rollouts/s (CPU)".format(**out[f"speed_pimc{label}"])  # type: ignore[arg-type]
+            )
     rows: list[Row] = []
     for key, game, seats, n, target in MATCHES:
         if only is not None and key not in only:

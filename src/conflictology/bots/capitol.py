@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from conflictology.bots import Bot
+from conflictology.bots.capitol_rules import ClaimTrace, RulePlayer
 from conflictology.bots.ismcts import ISMCTSBot, SearchPolicy, rewards
 from conflictology.engine import Action, Game, GameState, Rng, View
 from conflictology.games.capitol.data import (
@@ -703,11 +704,15 @@ def factory(personality: str = "heuristic") -> Any:
 
 
 class CapitolSearch(SearchPolicy):
-    """ISMCTS hooks for Capitol: a quick playout policy in the spirit of the heuristic.
+    """Search hooks for Capitol: claim-weighted worlds, the heuristic's choice as the prior, its
+    candidates, and rollouts that play every seat to the end of the game (:meth:`actor`): the
+    searcher by the heuristic, each other seat by the heuristic with dials fitted to its record or by
+    the bold rule player (:meth:`seat_models`, ``opp``).
 
-    A playout runs in a sampled world, so it may read that world's cards; it uses them only for the
-    acting seat's own hand (as a player would), never to catch another seat's bluff: challenges in a
-    playout come at a fixed small rate, truthful or not.
+    The older tree search's quick playout (:meth:`playout_action`, ``ismcts:paired=0``) runs in a
+    sampled world, so it may read that world's cards; it uses them only for the acting seat's own
+    hand (as a player would), never to catch another seat's bluff: challenges in a playout come at a
+    fixed small rate, truthful or not.
     """
 
     model_opponents = True
@@ -742,6 +747,9 @@ class CapitolSearch(SearchPolicy):
         bot._seat_dials = (  # type: ignore[attr-defined]
             self.dials(k) if int(bot.params.get("model", 1)) else {}
         )
+        trace = ClaimTrace(len(view["players"]))
+        trace.read([("_raw", e) for e in view.get("log") or []])
+        bot._root_trace = trace  # type: ignore[attr-defined]
         claims = [
             (p.seat, [r for r, on in p.claims.items() if on], max(0.05, k.bluff_rate(p.seat)))
             for p in k.living_others()
@@ -833,9 +841,10 @@ class CapitolSearch(SearchPolicy):
     widen_after = 8
 
     def actor(self, bot: ISMCTSBot, rng: Rng) -> Callable[[GameState, int], Action]:
-        """Every seat played by the real heuristic from its own view of the sampled world (so
-        nobody reads another seat's cards), all drawing from ``rng``, reading the public log once
-        between them (:class:`LogMemo`)."""
+        """Every seat played from its own information in the sampled world (so nobody reads another
+        seat's cards), all drawing from ``rng``: the searcher and the seats :meth:`seat_models`
+        leaves to it by the real heuristic from its view, reading the public log once between them
+        (:class:`LogMemo`); the others by their model."""
         players: list[CapitolHeuristic] | None = getattr(bot, "_rollout_players", None)
         if players is None:
             players = [CapitolHeuristic(bot.game, s, seed=0) for s in range(bot.game.max_players)]
@@ -848,11 +857,18 @@ class CapitolSearch(SearchPolicy):
             p.honesty, p.scepticism, p.aggression = d["honesty"], d["scepticism"], d["aggression"]
         root: LogMemo | None = getattr(bot, "_root_memo", None)
         memo = LogMemo() if root is None else root.copy()
+        others = self.seat_models(bot, rng)
 
         def act(state: GameState, seat: int) -> Action:
             legal = state.legal_actions(seat)
             if len(legal) == 1:
                 return legal[0]
+            model = others.get(seat)
+            if model is not None:
+                if isinstance(model, RulePlayer):
+                    return model.act(state, seat, legal)
+                outside: Action = model.act(state.view(seat), legal)
+                return outside
             # The view with only the log entries the memo has not read (rendering and reading the
             # whole log on every decision was most of a rollout's time).
             s: Any = state
@@ -866,6 +882,45 @@ class CapitolSearch(SearchPolicy):
             return action
 
         return act
+
+    #: the rollout models of the other seats (``opp``): ``mix`` (default), ``heuristic``, ``rules``,
+    #: and ``outside`` (treason's AI itself, through coupml: a measurement of the best any model
+    #: could do against it, never a level)
+    OPPONENT_MODELS = ("mix", "heuristic", "rules", "outside")
+
+    def seat_models(self, bot: ISMCTSBot, rng: Rng) -> dict[int, Any]:
+        """The other seats one rollout plays by a model other than the heuristic, and the model.
+
+        ``opp=mix`` (the default): each other seat is played by the bold rule player
+        (:mod:`conflictology.bots.capitol_rules`) in a share ``rules`` (default 0.5) of the rollouts
+        and by the heuristic, with dials fitted to its record, in the rest — drawn per rollout from
+        its random numbers, so every candidate of a world meets the same table. ``opp=rules``: every
+        other seat by the rule player; ``opp=heuristic``: none."""
+        opp = str(bot.params.get("opp", "mix"))
+        if opp not in self.OPPONENT_MODELS:
+            raise ValueError(f"opp must be one of {', '.join(self.OPPONENT_MODELS)}, not {opp!r}")
+        root: ClaimTrace | None = getattr(bot, "_root_trace", None)
+        seats = len(root.claimed) if root is not None else bot.game.max_players
+        others = [s for s in range(seats) if s != bot.seat]
+        if opp == "heuristic":
+            return {}
+        if opp == "outside":
+            from conflictology.bots.outside import OutsideTreason
+
+            cache: dict[int, OutsideTreason] | None = getattr(bot, "_outside_players", None)
+            if cache is None:
+                cache = {s: OutsideTreason(bot.game, s, seed=1) for s in range(bot.game.max_players)}
+                bot._outside_players = cache  # type: ignore[attr-defined]
+            for s in others:
+                cache[s].rng = rng
+                cache[s].np_random.rng = rng
+                cache[s].coin = None
+            return {s: cache[s] for s in others}
+        trace = root.copy() if root is not None else ClaimTrace(seats)
+        if opp == "rules":
+            return {s: RulePlayer(rng, trace) for s in others}
+        share = float(bot.params.get("rules", 0.5))
+        return {s: RulePlayer(rng, trace) for s in others if rng.random() < share}
 
     def observe(self, seat: int, actor: int, action: Action, index: int) -> Any:
         """Another seat's choice of cards to keep, return or show is hidden from ``seat``."""

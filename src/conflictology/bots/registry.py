@@ -28,7 +28,8 @@ register("ismcts", _ismcts.factory(iterations=2000, seconds=0.48), game="capitol
 register("pimc", _ismcts.flat_factory(iterations=1000, seconds=0.4), cost="search")
 
 # ``search``: each game's strongest search bot (what ``hard`` stands for): the flat search in
-# Capitol, ISMCTS in Conspiranoicos (0.72 against its heuristic).
+# Capitol, ISMCTS in Conspiranoicos (0.72 against its heuristic). In Capitol its rollouts play each
+# other seat half the time as the heuristic and half as a bold rule player (``opp=mix``, docs/bots.md).
 register("search", _ismcts.flat_factory(iterations=1000, seconds=0.4), game="capitol", cost="search")
 register("search", _ismcts.factory(iterations=2000, seconds=0.5), game="conspiranoicos", cost="search")
 
