@@ -11,8 +11,17 @@ import pytest
 
 from conflictology import bots, games
 from conflictology.bots.capitol_rules import ClaimTrace, RulePlayer
-from conflictology.engine import Rng
+from conflictology.engine import GameState, Rng
 from conflictology.games.capitol.views import render_entry
+
+
+def play_at_random(state: GameState, rng: Rng, steps: int = 100_000) -> None:
+    """Random legal moves, up to ``steps`` of them or the end of the game."""
+    for _ in range(steps):
+        if state.is_over():
+            return
+        seat = rng.choice(state.waiting_for())
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
 
 
 def test_it_plays_whole_games_legally_at_every_table_size() -> None:
@@ -43,11 +52,7 @@ def test_its_decisions_depend_only_on_what_the_seat_may_know() -> None:
     compared = 0
     for g in range(300):
         state = game.new_game(players=2 + g % 5, seed=g)
-        for _ in range(master.randrange(40)):
-            if state.is_over():
-                break
-            seat = master.choice(state.waiting_for())
-            state.apply(seat, master.choice(state.legal_actions(seat)))
+        play_at_random(state, master, master.randrange(40))
         if state.is_over():
             continue
         seat = state.waiting_for()[0]
@@ -71,9 +76,7 @@ def test_the_claim_record_reads_rendered_and_engine_entries_alike() -> None:
     checked = 0
     for g in range(60):
         state = game.new_game(players=2 + g % 5, seed=100 + g)
-        while not state.is_over():
-            seat = rng.choice(state.waiting_for())
-            state.apply(seat, rng.choice(state.legal_actions(seat)))
+        play_at_random(state, rng)
         log = state.log  # type: ignore[attr-defined]
         cut = rng.randrange(len(log))
         engine = ClaimTrace(state.num_players)
