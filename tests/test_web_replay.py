@@ -285,3 +285,28 @@ def test_the_lobby_seats_a_personality_or_a_mystery_bot(browser: Browser, server
     with server.api() as http:
         assert http.get(f"/api/rooms/{table.code}").json()["seats"][2]["level"] == "mystery"
     assert not errors, errors
+
+
+def test_the_host_switches_the_tables_game_in_the_lobby(browser: Browser, server: WebServer) -> None:
+    """A standing table's evening goes on with another game: the host picks it in the lobby; a game
+    the seats do not fit is refused with the server's reason and the picker shows the room's game."""
+    table = make_table(Server(server.url), "capitol", humans=1, bots=2, level="random",
+                       settings={"timers": False, "standing": True})
+    page = browser.new_context().new_page()
+    errors = watch_errors(page)
+    remember_seat(page, table)
+    page.goto(f"{server.url}/?room={table.code}")
+    picker = page.locator("[data-k=game]")
+    expect(picker).to_have_value("capitol")
+    picker.select_option("conspiranoicos")  # three seated: Conspiranoicos seats two
+    expect(page.locator("#toast")).to_have_text("This game needs a different number of players.")
+    expect(page.locator("[data-k=game]")).to_have_value("capitol")
+    expect(page.locator(".lobby-title")).to_have_text("Capitol")
+    page.locator("[data-k=kick-2]").click()
+    expect(page.locator(".seats .seat")).to_have_count(2)
+    page.locator("[data-k=game]").select_option("conspiranoicos")
+    expect(page.locator(".lobby-title")).to_have_text("Conspiranoicos")
+    with server.api() as http:
+        assert http.get(f"/api/rooms/{table.code}").json()["game"] == "conspiranoicos"
+    # The refused switch's 409 is the only console line the browser writes.
+    assert [e for e in errors if "status of 409" not in e] == [], errors

@@ -67,7 +67,7 @@ export default {
     copyCode: 'Copy code', code: 'Code', copyLink: 'Copy link', link: 'Link', qr: 'QR code of the join link',
     players: 'Players ({n}/{max})', needPlayers: 'Need {n} players', start: 'Start the game',
     watching: 'You are watching this room.', waitHost: 'Waiting for the host to start…', leave: 'Leave room',
-    options: 'Room options', botLevel: 'Bot level', addBot: 'Add a bot',
+    game: 'Game', options: 'Room options', botLevel: 'Bot level', addBot: 'Add a bot',
   },
   levels: {
     default: 'Bot: normal (default)', easy: 'easy', normal: 'normal', hard: 'hard', random: 'random',

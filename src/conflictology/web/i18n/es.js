@@ -67,7 +67,7 @@ export default {
     copyCode: 'Copiar código', code: 'Código', copyLink: 'Copiar enlace', link: 'Enlace', qr: 'Código QR del enlace para unirse',
     players: 'Jugadores ({n}/{max})', needPlayers: 'Faltan jugadores (mínimo {n})', start: 'Empezar la partida',
     watching: 'Estás mirando esta sala.', waitHost: 'Esperando a que el anfitrión empiece…', leave: 'Salir de la sala',
-    options: 'Opciones de la sala', botLevel: 'Nivel del bot', addBot: 'Añadir un bot',
+    game: 'Juego', options: 'Opciones de la sala', botLevel: 'Nivel del bot', addBot: 'Añadir un bot',
   },
   levels: {
     default: 'Bot: normal (por defecto)', easy: 'fácil', normal: 'normal', hard: 'difícil', random: 'al azar',

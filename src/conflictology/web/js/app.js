@@ -676,11 +676,28 @@ function lobbyScreen() {
   const options = optionsEditor(room.game, room, false);
   const optionsPanel = h('section', { class: 'panel options-panel', 'aria-labelledby': 'opt-h' },
     h('h2', { id: 'opt-h' }, t('lobby.options')),
+    host ? gamePicker(room) : null,
     host && options ? options : optionSummary(room));
 
   return h('div', { class: 'lobby' },
     h('h1', { class: 'lobby-title' }, t(`games.${room.game}.name`)),
     h('div', { class: 'lobby-grid' }, seatsPanel, share, optionsPanel, standingsFor()));
+}
+
+// The host may switch the table to another game between games (a standing room's evening goes
+// on with another game; PATCH {"game"}: the server refuses it if the seats do not fit).
+function gamePicker(room) {
+  return h('label', { class: 'field inline' }, h('span', null, t('lobby.game')),
+    h('select', { 'data-k': 'game', onchange: (ev) => {
+      const game = ev.target.value;
+      hostCall(async () => {
+        try {
+          await S.api.patchRoom(S.code, token(), { game });
+        } finally {
+          render(); // a refused switch shows the room's game again
+        }
+      });
+    } }, Object.keys(GAMES).map((g) => h('option', { value: g, selected: room.game === g }, t(`games.${g}.name`)))));
 }
 
 // A standing room's standings (js/standings.js): lobby, join and end screens.
