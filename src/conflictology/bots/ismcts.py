@@ -552,7 +552,11 @@ class FlatSearchBot(ISMCTSBot):
         draw = policy.sampler(self, view)
         results: list[list[float]] = [[] for _ in cands]
         done = tries = 0
+        longest = 0.0  # the longest world so far (sampled and played after every candidate)
         while done < budget and tries < 2 * budget:
+            if deadline is not None and tries and time.perf_counter() + longest > deadline:
+                break  # the next world would likely end past the clock: keep the decision within it
+            began = time.perf_counter()
             tries += 1
             world = draw(self.rng)
             # A state that carries its own table (Conspiranoicos with another deck file) is honoured.
@@ -570,7 +574,9 @@ class FlatSearchBot(ISMCTSBot):
                 for j, r in enumerate(row):
                     results[j].append(r)
                 done += 1
-            if deadline is not None and time.perf_counter() >= deadline:
+            now = time.perf_counter()
+            longest = max(longest, now - began)
+            if deadline is not None and now >= deadline:
                 break
         self.last_iterations = done
         self.total_iterations += done
