@@ -22,7 +22,16 @@ from __future__ import annotations
 from typing import Any
 
 from conflictology.engine import Action, Rng
-from conflictology.games.capitol.data import CLAIM, COPIES, COST
+from conflictology.games.capitol.data import (
+    BANKER_TAKE,
+    BLOCK_ROLES,
+    CLAIM,
+    COPIES,
+    COST,
+    INCOME,
+    MAFIA_STEAL,
+)
+from conflictology.games.capitol.views import render_entry
 
 #: the order in which the model keeps roles from an exchange (most wanted first)
 RANKED = ("banker", "hacker", "mafia", "police", "judge", "reporter")
@@ -72,35 +81,23 @@ class ClaimTrace:
 
 
 def _event(entry: Any) -> tuple[str, int, str]:
-    """(claim | shown | bluff | exchange | other, seat, role) of one log entry, in either form."""
-    if entry[0] == "_raw":
-        e = entry[1]
-        kind = e.get("type")
-        seat = e.get("seat", -1)
-        if kind == "action":
-            role = CLAIM.get(e.get("action", ""))
-            return ("claim", seat, role) if role else ("other", -1, "")
-        if kind == "block":
-            return "claim", seat, e["card"]
-        if kind in ("reveal", "lose"):
-            return "shown", seat, e["card"]
-        if kind == "bluff":
-            return "bluff", seat, e["claim"]
-        if kind == "exchange":
-            return "exchange", seat, ""
-        return "other", -1, ""
-    kind = entry[0]
+    """(claim | shown | bluff | exchange | other, seat, role) of one log entry, in either form (a
+    sampled world's past is rendered, what happens in it the engine's own tuples: both read as
+    rendered, the one spelling of the log players see)."""
+    e = render_entry(entry)
+    kind = e.get("type")
+    seat = e.get("seat", -1)
     if kind == "action":
-        role = CLAIM.get(entry[2])
-        return ("claim", entry[1], role) if role else ("other", -1, "")
+        role = CLAIM.get(e.get("action", ""))
+        return ("claim", seat, role) if role else ("other", -1, "")
     if kind == "block":
-        return "claim", entry[1], entry[2]
+        return "claim", seat, e["card"]
     if kind in ("reveal", "lose"):
-        return "shown", entry[1], entry[2]
+        return "shown", seat, e["card"]
     if kind == "bluff":
-        return "bluff", entry[1], entry[2]
+        return "bluff", seat, e["claim"]
     if kind == "exchange":
-        return "exchange", entry[1], ""
+        return "exchange", seat, ""
     return "other", -1, ""
 
 
@@ -172,13 +169,10 @@ class RulePlayer:
         return best[0] if len(best) == 1 else int(self.rng.choice(best))
 
     def _blockers(self, action: str) -> tuple[str, ...]:
-        if action == "hacker":
-            return ("judge",)
+        """Who may block ``action`` claiming what (ruling 6; a Mafia steal per the table's option)."""
         if action == "mafia":
             return tuple(self.s.opt_steal)
-        if action == "foreign_aid":
-            return ("banker",)
-        return ()
+        return BLOCK_ROLES.get(action, ())
 
     def _target(self, action: str) -> int:
         blockers = self._blockers(action)
@@ -327,13 +321,13 @@ class RulePlayer:
         if s.phase in ("challenge", "block") and s.actor == opp:
             if not bluffed:  # the pending action goes through
                 if s.action == "mafia":
-                    took = min(2, cash[1])
+                    took = min(MAFIA_STEAL, cash[1])
                     cash[0] += took
                     cash[1] -= took
                 elif s.action == "hacker":
                     cards[1] -= 1
                 elif s.action == "banker":
-                    cash[0] += 3
+                    cash[0] += BANKER_TAKE
         elif s.phase == "block_challenge":
             i = 1
         while i < HORIZON:
@@ -350,11 +344,11 @@ class RulePlayer:
                 cash[turn] -= COST["scandal"]
                 cards[other] -= 1
             elif "mafia" in roles[turn] and not (roles[other] & steal_blockers) and cash[other] > 0:
-                took = min(2, cash[other])
+                took = min(MAFIA_STEAL, cash[other])
                 cash[turn] += took
                 cash[other] -= took
             elif "banker" in roles[turn]:
-                cash[turn] += 3
+                cash[turn] += BANKER_TAKE
             else:
-                cash[turn] += 1
+                cash[turn] += INCOME
         return 0
