@@ -97,7 +97,8 @@ class Habits:
     ``block_challenges`` of ``blocks_faced``: blocks of their own actions they challenged (a bluffed
     Judge is safe against a player who never does); ``aid_blocks`` of ``aid_chances``: another's
     Foreign Aid they blocked (Foreign Aid is a poor action against a table that always blocks it);
-    ``hacker_claims`` and ``hacker_bluffs``: their Hacker claims and those caught as bluffs.
+    ``checked``: per role (a block's apart, ``block:<role>``) their claims challenged and how many were
+    bluffs; ``attacks`` of ``turns``: turns spent stealing or hacking (the search's aggression dial).
     """
 
     block_challenges: int = 0
