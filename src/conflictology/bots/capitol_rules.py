@@ -31,7 +31,6 @@ from conflictology.games.capitol.data import (
     INCOME,
     MAFIA_STEAL,
 )
-from conflictology.games.capitol.views import render_entry
 
 #: the order in which the model keeps roles from an exchange (most wanted first)
 RANKED = ("banker", "hacker", "mafia", "police", "judge", "reporter")
@@ -81,21 +80,28 @@ class ClaimTrace:
 
 
 def _event(entry: Any) -> tuple[str, int, str]:
-    """(claim | shown | bluff | exchange | other, seat, role) of one log entry, in either form (a
-    sampled world's past is rendered, what happens in it the engine's own tuples: both read as
-    rendered, the one spelling of the log players see)."""
-    e = render_entry(entry)
-    kind = e.get("type")
-    seat = e.get("seat", -1)
+    """(claim | shown | bluff | exchange | other, seat, role) of one log entry, in either form: a
+    sampled world's past is rendered, what happens in it the engine's own tuples. The tuples are read
+    as they are: rendering each one (``views.render_entry``) cost a third of the rule player's
+    rollouts (pimc:opp=rules, 1,322 → 851 rollouts per CPU second)."""
+    if entry[0] == "_raw":
+        e = entry[1]
+        kind, seat = e.get("type"), e.get("seat", -1)
+        action, card, claim = e.get("action", ""), e.get("card", ""), e.get("claim", "")
+    else:
+        kind, seat = entry[0], entry[1]
+        action = entry[2] if kind == "action" else ""
+        card = entry[2] if kind in ("block", "reveal", "lose") else ""
+        claim = entry[2] if kind == "bluff" else ""
     if kind == "action":
-        role = CLAIM.get(e.get("action", ""))
+        role = CLAIM.get(action)
         return ("claim", seat, role) if role else ("other", -1, "")
     if kind == "block":
-        return "claim", seat, e["card"]
+        return "claim", seat, card
     if kind in ("reveal", "lose"):
-        return "shown", seat, e["card"]
+        return "shown", seat, card
     if kind == "bluff":
-        return "bluff", seat, e["claim"]
+        return "bluff", seat, claim
     if kind == "exchange":
         return "exchange", seat, ""
     return "other", -1, ""
