@@ -309,3 +309,58 @@ def test_clone_is_independent_and_fast_path_accepts_listed_actions() -> None:
     assert s.waiting_for() == [0] and twin.waiting_for() == [1]
     s.apply(0, {"type": "income"})
     assert s.to_json() == twin.to_json()
+
+
+# ---------------------------------------------------------------- a search's fast paths
+
+
+def test_worlds_of_a_view_are_its_determinizations_and_independent() -> None:
+    rng = Rng(4)
+    for g in range(40):
+        state: Any = GAME.new_game(2 + g % 5, seed=g)
+        for _ in range(rng.randrange(60)):
+            if state.is_over():
+                break
+            seat = rng.choice(state.waiting_for())
+            state.apply(seat, rng.choice(state.legal_actions(seat)))
+        if state.is_over():
+            continue
+        seat = state.waiting_for()[0]
+        view = state.view(seat)
+        deal = GAME.worlds(view)
+        first = deal(Rng(g))
+        assert first.to_json() == GAME.determinize(view, Rng(g)).to_json()
+        first.apply(seat, first.legal_actions(seat)[0])  # playing one world leaves the next alone
+        second = deal(Rng(g))
+        assert second.to_json() == GAME.determinize(view, Rng(g)).to_json()
+        assert second.view(seat)["players"] == view["players"]
+
+
+def test_native_action_indices_are_the_engines_and_an_illegal_index_changes_nothing() -> None:
+    """``legal_action_indices``/``apply_index`` map the rules' keys to the table directly: the same
+    lists and the same games as the engine's defaults (which go through action dicts)."""
+    from conflictology.engine import GameState
+
+    rng = Rng(8)
+    table = GAME.action_table
+    refused = 0
+    for g in range(120):
+        n = 2 + g % 5
+        fast: Any = GAME.new_game(n, seed=g)
+        slow = fast.clone()
+        while not fast.is_over():
+            for s in range(n):
+                assert fast.legal_action_indices(s) == GameState.legal_action_indices(fast, s)
+            seat = rng.choice(fast.waiting_for())
+            bad = rng.randrange(len(table) + 2) - 1  # -1 and len(table) are out of range
+            if bad not in fast.legal_action_indices(seat):
+                before = fast.to_json()
+                with pytest.raises(IllegalAction):
+                    fast.apply_index(seat, bad)
+                assert fast.to_json() == before
+                refused += 1
+            idx = rng.choice(fast.legal_action_indices(seat))
+            fast.apply_index(seat, idx)
+            GameState.apply_index(slow, seat, idx)
+            assert fast.to_json() == slow.to_json()
+    assert refused > 1000

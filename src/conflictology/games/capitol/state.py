@@ -30,6 +30,7 @@ before the end (views.py builds the summary from the log and these bits).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Mapping
 from itertools import combinations
@@ -264,7 +265,32 @@ class CapitolState(GameState):
 
     # ------------------------------------------------------------------ applying actions
 
+    def legal_action_indices(self, seat: int) -> list[int]:
+        # The engine's default builds every action dict and looks each up; a search asks this at
+        # each of its own decisions of every walk, so the keys are mapped straight to the table's.
+        if type(seat) is int and seat == self._lseat:
+            keys = self._legal
+        elif type(seat) is not int or seat not in self.awaiting:
+            return []
+        else:
+            keys = self._compute_legal(seat)
+            self._lseat = seat
+            self._legal = keys
+        index = _table_keys()[1]
+        return [index[k] for k in keys]
+
+    def apply_index(self, seat: int, index: int) -> None:
+        keys = _table_keys()[0]
+        if type(index) is not int or not 0 <= index < len(keys):
+            raise IllegalAction(f"action index out of range: {index!r} (table has {len(keys)})")
+        self._apply_key(seat, keys[index], index)
+
     def apply(self, seat: int, action: Any) -> None:
+        # Always by value, never by identity: the dict may be one legal_actions handed out and the
+        # caller changed since (a Mafia retargeted at oneself, an Income turned into a Scandal).
+        self._apply_key(seat, _key(action), action)
+
+    def _apply_key(self, seat: int, k: Key | None, action: Any) -> None:
         if type(seat) is int and seat == self._lseat:
             legal = self._legal
         else:
@@ -275,10 +301,9 @@ class CapitolState(GameState):
             legal = self._compute_legal(seat)
             self._lseat = seat
             self._legal = legal
-        # Always by value, never by identity: the dict may be one legal_actions handed out and the
-        # caller changed since (a Mafia retargeted at oneself, an Income turned into a Scandal).
-        k = _key(action)
         if k is None or k not in legal:
+            if type(action) is int:
+                action = self.game.action_table.action(action)
             raise IllegalAction(self._refusal(seat, action))
         self._lseat = -1
         phase = self.phase
@@ -811,6 +836,17 @@ def public_honesty(log: list[LogEntry]) -> list[bool]:
         return e[0], e[2] if e[0] == "action" else None
 
     return honesty_list(_claim_record(kind_and_action(e) for e in log))
+
+
+@functools.cache
+def _table_keys() -> tuple[list[Key], dict[Key, int]]:
+    """The game's action table as keys, and each key's index (built once, on first use)."""
+    keys: list[Key] = []
+    for action in CapitolState.game.action_table.actions:
+        key = _key(dict(action))
+        assert key is not None
+        keys.append(key)
+    return keys, {k: i for i, k in enumerate(keys)}
 
 
 def _distinct(hand: list[str]) -> list[str]:
