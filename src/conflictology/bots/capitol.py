@@ -34,14 +34,17 @@ from typing import Any, ClassVar
 
 from conflictology.bots import Bot
 from conflictology.bots.capitol_rules import ClaimTrace, RulePlayer
+from conflictology.bots.capitol_value import win_shares
 from conflictology.bots.ismcts import ISMCTSBot, SearchPolicy, rewards
 from conflictology.engine import Action, Game, GameState, Rng, View
+from conflictology.games.capitol import views
 from conflictology.games.capitol.data import (
     CLAIM,
     COPIES,
     COST,
     ROLES,
 )
+from conflictology.games.capitol.game import CapitolGame
 
 # How much each role is worth holding (it decides what to lose, keep, return and show).
 ROLE_VALUE: dict[str, float] = {
@@ -193,6 +196,43 @@ class Knowledge:
         self.known: dict[int, list[str]] = {}
         for k in view.get("known") or []:
             self.known.setdefault(int(k["seat"]), []).append(str(k["card"]))
+        self._finish(view.get("pending") or {}, view.get("log") or [], memo)
+
+    @classmethod
+    def of_state(cls, state: Any, seat: int, memo: LogMemo) -> Knowledge:
+        """What ``seat`` knows in a (sampled) state, read from the state's own fields instead of a
+        rendered view: the same knowledge as ``Knowledge(state.view(seat)'s newer log, memo)``
+        (tested), at a fraction of the cost, for the search's rollouts. It reads the seat's own hand,
+        the others' card counts, the public fields, what the seat saw as Police, the pending phase
+        as the seat's view shows it, and the log entries the memo has not read."""
+        k = cls.__new__(cls)
+        k.me = seat
+        k.n = state.n
+        k.hand = list(state.hidden[seat])
+        players = memo.players
+        if players is None:
+            players = memo.players = [
+                Player(seat=i, money=0, alive=True, hidden=0, revealed=[]) for i in range(state.n)
+            ]
+        k.players = players
+        for q, money, alive, hand, revealed in zip(
+            players, state.money, state.alive, state.hidden, state.revealed, strict=True
+        ):
+            q.money = money
+            q.alive = alive
+            q.hidden = len(hand)
+            q.revealed = revealed  # read only
+        k.deck = len(state.deck)
+        k.known = {}
+        for by, target, card in state.known:
+            if by == seat:
+                k.known.setdefault(target, []).append(card)
+        unread = [views.entry_fields(e) for e in state.log[memo.n :]]
+        k._finish(views.pending_of(state, seat) or {}, unread, memo)
+        return k
+
+    def _finish(self, pending: dict[str, Any], log: list[Any], memo: LogMemo | None) -> None:
+        """The unseen cards, the pending phase and the log: the same whatever the knowledge was read from."""
         # One pass over the cards in sight (this runs at every decision of every rollout).
         self.unseen: dict[str, int] = dict.fromkeys(ROLES, COPIES)
         unseen = self.unseen
@@ -208,9 +248,8 @@ class Knowledge:
             if left < 0:
                 unseen[role] = 0
         self.pool = sum(self.unseen.values())
-        self.pending: dict[str, Any] = view.get("pending") or {}
-        self.shown: str | None = _find_shown(view)
-        log = view.get("log") or []
+        self.pending: dict[str, Any] = pending
+        self.shown: str | None = _find_shown(pending)
         # The turn the log is at (actor, action, blocker): who may answer what.
         self.turn: tuple[int, str, int] = (-1, "", -1)
         if memo is None:
@@ -387,8 +426,7 @@ def _role_of(event: dict[str, Any]) -> str | None:
     return None
 
 
-def _find_shown(view: View) -> str | None:
-    pending = view.get("pending") or {}
+def _find_shown(pending: dict[str, Any]) -> str | None:
     for key in ("shown", "card", "seen"):
         value = pending.get(key)
         if isinstance(value, str) and value in ROLES:
@@ -423,7 +461,10 @@ class CapitolHeuristic(Bot):
             return legal[0]
         if self.noise and self.rng.random() < self.noise:
             return self.rng.choice(legal)
-        k = Knowledge(view, memo)
+        return self.decide(Knowledge(view, memo), legal)
+
+    def decide(self, k: Knowledge, legal: list[Action]) -> Action:
+        """The choice among ``legal`` (two or more) from what the seat knows."""
         types = {a["type"] for a in legal}
         if "lose" in types:
             return self._least_valuable(k, legal, "card")
@@ -757,8 +798,11 @@ class CapitolSearch(SearchPolicy):
             if any(p.claims.values())
         ]
 
+        assert isinstance(game, CapitolGame)
+        deal = game.worlds(view)  # the view read once, the unseen cards dealt anew for each world
+
         def draw(rng: Rng) -> GameState:
-            world: GameState = game.determinize(view, rng)
+            world: GameState = deal(rng)
             if not claims:
                 return world
             for _ in range(self.tries):
@@ -772,7 +816,7 @@ class CapitolSearch(SearchPolicy):
                             weight *= bluff
                 if rng.random() < weight:
                     return world
-                world = game.determinize(view, rng)
+                world = deal(rng)
             return world
 
         return draw
@@ -834,6 +878,10 @@ class CapitolSearch(SearchPolicy):
 
     #: a rollout longer than this many decisions is scored by :meth:`evaluate` (never in practice)
     rollout_limit = 1000
+    #: turns a rollout plays after the candidate's before :meth:`evaluate` scores it (the ``horizon``
+    #: param; 0: to the end of the game). Four turns see the candidate resolved and the table answer
+    #: it, at about a quarter of a whole game's decisions (docs/bots.md, "Cut-off rollouts").
+    horizon = 4
 
     # The tree search (``ismcts``) compares the root's candidates world by world, every seat played
     # by the real heuristic (:meth:`actor`) to the end of the game; the fast model below
@@ -870,16 +918,10 @@ class CapitolSearch(SearchPolicy):
                     return model.act(state, seat, legal)
                 outside: Action = model.act(state.view(seat), legal)
                 return outside
-            # The view with only the log entries the memo has not read (rendering and reading the
-            # whole log on every decision was most of a rollout's time).
-            s: Any = state
-            log = s.log
-            s.log = log[memo.n :]
-            try:
-                view = state.view(seat)
-            finally:
-                s.log = log
-            action: Action = players[seat].act(view, legal, memo)
+            # What the seat knows, read from the world's own fields and the log entries the memo has
+            # not read (rendering a view and reading the whole log on every decision was most of a
+            # rollout's time).
+            action: Action = players[seat].decide(Knowledge.of_state(state, seat, memo), legal)
             return action
 
         return act
@@ -934,13 +976,41 @@ class CapitolSearch(SearchPolicy):
         sampled world (:meth:`actor`), all drawing from ``rng`` (the same numbers for every
         candidate action: a paired comparison)."""
         act = self.actor(bot, rng)
+        stop = self.walk_end(bot)
         for _ in range(self.rollout_limit):
             waiting = state.waiting_for()
             if not waiting:
                 return rewards(state)
+            if stop(state):
+                break
             seat = waiting[0]
             state.apply(seat, act(state, seat))
         return self.evaluate(state)
+
+    def walk_end(self, bot: ISMCTSBot) -> Callable[[GameState], bool]:
+        """Where a rollout stops: once ``horizon`` turns have been played after the candidate's (at
+        the start of the next) with three or more players still in, scored by :meth:`evaluate`
+        (``horizon=0``, or two players left: at the end of the game); or as soon as the searcher is
+        out (its reward is 0 whoever wins, so the rest of that game is not played)."""
+        horizon = int(bot.params.get("horizon", self.horizon))
+        if horizon < 0:
+            raise ValueError(f"horizon must be 0 (to the end) or a number of turns, not {horizon}")
+        me = bot.seat
+        turns = [0]
+
+        def stop(state: GameState) -> bool:
+            s: Any = state
+            if not s.alive[me]:
+                return True
+            if s.phase == "turn" and horizon:
+                turns[0] += 1
+                # Face to face the rollout plays on to the end: the end is near, and a value that
+                # favours a better hand over money would have two players exchange cards and steal
+                # nothing from each other forever (seen: a game stuck at $0 against $5).
+                return turns[0] > horizon and sum(s.alive) > 2
+            return False
+
+        return stop
 
     def playout_action(self, state: GameState, seat: int, rng: Rng) -> Action:
         legal = state.legal_actions(seat)
@@ -1003,16 +1073,11 @@ class CapitolSearch(SearchPolicy):
         return by_type["foreign_aid"][0] if rng.random() < 0.5 else by_type["income"][0]
 
     def evaluate(self, state: GameState) -> list[float]:
-        """A cut-off playout's shares: each living player's material (influence, then money)."""
+        """A cut-off rollout's shares: each player's chance of winning from there, by the model
+        fitted to rollout play (:mod:`conflictology.bots.capitol_value`)."""
         if state.is_over():
             return super().evaluate(state)
-        s: Any = state
-        strength = [
-            (4.0 * len(h) + 0.35 * min(m, 10)) ** 2 if alive else 0.0
-            for h, m, alive in zip(s.hidden, s.money, s.alive, strict=True)
-        ]
-        total = sum(strength) or 1.0
-        return [x / total for x in strength]
+        return win_shares(state)
 
     @staticmethod
     def _threat(s: Any, actions: list[Action], rng: Rng) -> Action:

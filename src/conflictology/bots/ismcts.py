@@ -69,6 +69,12 @@ class SearchPolicy:
         """Each seat's expected reward in ``state`` (1 shared among the winners once over)."""
         return rewards(state)
 
+    def walk_end(self, bot: ISMCTSBot) -> Callable[[GameState], bool]:
+        """A fresh test for one walk of the paired search, asked before each of its decisions: True
+        ends the walk there, scored by :meth:`evaluate` (a game may count what the walk has played:
+        the test is made anew for every walk). By default :meth:`cutoff`."""
+        return self.cutoff
+
     def sampler(self, bot: ISMCTSBot, view: View) -> Callable[[Rng], GameState]:
         """How worlds are drawn for one decision: uniformly among those the view allows, by default.
         A game may weight them by what the public record suggests (claims, for example)."""
@@ -313,6 +319,7 @@ class ISMCTSBot(Bot):
         table = self._table
         me = self.seat
         act = policy.actor(self, rng)
+        stop = policy.walk_end(self)
         path: list[tuple[_Node, list[int], int]] = [(root, root_options, first)]
         root.visits += 1
         events: list[Any] = [(me, first)]
@@ -326,7 +333,7 @@ class ISMCTSBot(Bot):
             if not awaited:
                 reward = rewards(state)
                 break
-            if (limit is not None and steps >= limit) or policy.cutoff(state):
+            if (limit is not None and steps >= limit) or stop(state):
                 reward = policy.evaluate(state)
                 break
             steps += 1
@@ -352,11 +359,13 @@ class ISMCTSBot(Bot):
             if own is None:
                 seat = awaited[0]
                 action = act(state, seat)
+                if node is None:
+                    state.apply(seat, action)  # past the tree: no index to record
+                    continue
                 idx = table.index(action)
                 state.apply_index(seat, idx)
-                if node is not None:
-                    seen = idx if seat == me else policy.observe(me, seat, action, idx)
-                    events.append((seat, seen))
+                seen = idx if seat == me else policy.observe(me, seat, action, idx)
+                events.append((seat, seen))
                 continue
             # The searcher chose without seeing what the seats awaited with it do; apply in seat order.
             for seat in awaited:

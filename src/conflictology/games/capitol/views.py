@@ -159,6 +159,17 @@ def _role(role: str) -> str:
     return ROLE_NAME.get(role, role)
 
 
+def pending_of(state: CapitolState, seat: int | None) -> dict[str, Any] | None:
+    """The ``pending`` of ``seat``'s view, alone (a search's rollouts read it without the rest)."""
+    return _pending(state, seat)
+
+
+def entry_fields(entry: LogEntry) -> dict[str, Any]:
+    """One log entry's fields as :func:`render_entry` gives them, not copied: for readers that
+    never change them (a search reads every entry of every rollout)."""
+    return entry[1] if entry[0] == "_raw" else _render(entry)
+
+
 def render_entry(entry: LogEntry) -> dict[str, Any]:
     """One log entry as a dict: its type, structured fields (seats as ints) and an English text."""
     if entry[0] == "_raw":
