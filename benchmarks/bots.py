@@ -9,11 +9,15 @@
 
 Each strength row is exactly ``conflictology simulate GAME --players N --games K --seed S --bots …``
 (seats rotated from game to game; the command is printed beside the row), with the target the issue
-set. The speed row runs ISMCTS decisions from 4-player Capitol positions and reports iterations per
-second of wall time and of process CPU time (on a shared machine, CPU time is the steadier figure; an
-ISMCTS iteration in Capitol is one root candidate's walk, the heuristic at every seat to the end),
-and the flat search's (``pimc``) rollouts per second (one rollout: a world played to the end by
-the heuristic at every seat, after one candidate action).
+set. The speed rows run search decisions from 4-player Capitol positions (the same 20 at
+``--scale 0.5``) and print one table of iterations per second of process CPU time and of wall time
+(on a shared machine, CPU time is the steadier figure): ISMCTS walks (one root candidate's walk
+down the tree, then the rollout) and the flat search's (``pimc``) rollouts (a world played after one
+candidate), each as shipped (cut four turns on) and played to the end (``horizon=0``), and the flat
+search with each model of the other seats. ``--baseline REV`` runs that revision's own speed rows on
+this machine first (a temporary git worktree, its code and its script) and prints the ratios:
+
+    python benchmarks/bots.py --only speed --scale 0.5 --baseline a3d5000   # before issue 16's work
 
 The ``outside`` rows measure our bots against treason's rule-based AI (``outside-treason``, coupml's
 port, and ``outside-treason-js``, the port with treason's JavaScript restored; docs/bots.md): head to
@@ -27,8 +31,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -163,12 +172,82 @@ def speed(decisions: int, iterations: int, seed: int, bot: str = "ismcts") -> di
     }
 
 
+#: the speed rows: (JSON key, bot spec, what one iteration is, what it stands for)
+SPEEDS = (
+    ("speed", ISMCTS, "walks", "ISMCTS as shipped (rollouts cut 4 turns on, the rule-player mix)"),
+    ("speed_full", f"{ISMCTS}:horizon=0", "walks", "ISMCTS, rollouts to the end of the game"),
+    ("speed_pimc", PIMC, "rollouts", "flat search as shipped (`hard`'s)"),
+    ("speed_pimc_full", f"{PIMC}:horizon=0", "rollouts", "flat search, rollouts to the end"),
+    ("speed_pimc_heuristic", f"{PIMC}:opp=heuristic", "rollouts", "flat search, the heuristic at every seat"),
+    ("speed_pimc_rules", f"{PIMC}:opp=rules", "rollouts", "flat search, the rule player at every other seat"),
+)
+
+
+def baseline_speeds(rev: str, scale: float) -> dict[str, dict[str, float]]:
+    """The speed rows of an earlier revision, measured now on this machine: its own benchmark script
+    and code, checked out in a temporary git worktree and run in a child process."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "baseline"
+        git = ["git", "-C", str(root), "worktree"]
+        subprocess.run([*git, "add", "--detach", "-q", str(tree), rev], check=True)
+        try:
+            run = subprocess.run(
+                [sys.executable, "benchmarks/bots.py", "--only", "speed", "--json", "--scale", str(scale)],
+                cwd=tree,
+                env={**os.environ, "PYTHONPATH": str(tree / "src")},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+        finally:
+            subprocess.run([*git, "remove", "--force", str(tree)], check=False)
+    found: dict[str, dict[str, float]] = json.loads(run.stdout)
+    return {k: v for k, v in found.items() if k.startswith("speed")}
+
+
+def speed_table(
+    console: Console, decisions: int, seed: int, baseline: str | None, scale: float
+) -> dict[str, object]:
+    """Every speed row, printed as one table (with the baseline revision's rows and the ratios)."""
+    out: dict[str, object] = {}
+    before = baseline_speeds(baseline, scale) if baseline else {}
+    table = Table(title="Search speed on 4-player Capitol positions (per second of process CPU time)")
+    for col in ("bot", "iteration", "per CPU s", "per wall s", f"{baseline} (same machine)", "ratio", "what"):
+        table.add_column(col, justify="left" if col in ("bot", "iteration", "what") else "right")
+    for key, spec, unit, what in SPEEDS:
+        row = speed(decisions, 500 if spec.startswith(ISMCTS) else 50, seed, bot=spec)
+        out[key] = row
+        # An earlier revision's rows have the shipped bots' keys only (speed: ISMCTS, speed_pimc).
+        then = before.get(key, {}).get("iterations_per_cpu_second")
+        if then is None and key.endswith("_full"):
+            then = before.get(key.removesuffix("_full"), {}).get("iterations_per_cpu_second")
+        if then is not None:
+            out[f"{key}_baseline"] = then
+        table.add_row(
+            spec,
+            unit,
+            f"{row['iterations_per_cpu_second']:.0f}",
+            f"{row['iterations_per_wall_second']:.0f}",
+            "" if then is None else f"{then:.0f}",
+            "" if then is None else f"{row['iterations_per_cpu_second'] / then:.1f}×",
+            what,
+        )
+    console.print(table)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every sample size")
     parser.add_argument("--only", default=None, help="comma-separated row keys")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="a git revision whose own speed row runs too, on this machine, for the ratios (e.g. a3d5000)",
+    )
     args = parser.parse_args()
     only = None
     if args.only:
@@ -176,21 +255,7 @@ def main() -> None:
     console = Console(stderr=args.json)
     out: dict[str, object] = {}
     if only is None or "speed" in only:
-        out["speed"] = speed(max(5, int(40 * args.scale)), 500, args.seed)
-        console.print(
-            "ISMCTS on 4-player Capitol: {iterations_per_wall_second:.0f} iterations/s (wall), "
-            "{iterations_per_cpu_second:.0f} iterations/s (CPU)".format(**out["speed"])  # type: ignore[arg-type]
-        )
-        # The flat search with each model of the other seats in its rollouts (``opp``; docs/bots.md):
-        # the default mix, the heuristic alone (as before the rule player), the rule player alone.
-        models = (("", PIMC), ("_heuristic", f"{PIMC}:opp=heuristic"), ("_rules", f"{PIMC}:opp=rules"))
-        for label, spec in models:
-            out[f"speed_pimc{label}"] = speed(max(5, int(40 * args.scale)), 50, args.seed, bot=spec)
-            console.print(
-                f"{spec} on 4-player Capitol: "
-                "{iterations_per_wall_second:.0f} rollouts/s (wall), "
-                "{iterations_per_cpu_second:.0f} rollouts/s (CPU)".format(**out[f"speed_pimc{label}"])  # type: ignore[arg-type]
-            )
+        out.update(speed_table(console, max(5, int(40 * args.scale)), args.seed, args.baseline, args.scale))
     rows: list[Row] = []
     for key, game, seats, n, target in MATCHES:
         if only is not None and key not in only:
