@@ -207,17 +207,21 @@ class CapitolState(GameState):
     def winners(self) -> list[int]:
         return [self.winner] if self.phase == OVER else []
 
+    def _legal_keys(self, seat: int) -> list[Key]:
+        """The legal actions' keys for ``seat`` ([] if not awaited), cached for the last seat asked."""
+        if type(seat) is int and seat == self._lseat:
+            return self._legal
+        if type(seat) is not int or seat not in self.awaiting:
+            return []
+        keys = self._compute_legal(seat)
+        self._lseat = seat
+        self._legal = keys
+        return keys
+
     def legal_actions(self, seat: int) -> list[Action]:
         # The cache holds immutable keys; every call hands out fresh dicts that nobody else holds, so
         # a caller scribbling on them cannot reach the state (nor a clone sharing the cache).
-        if type(seat) is int and seat == self._lseat:
-            keys = self._legal
-        elif type(seat) is not int or seat not in self.awaiting:
-            return []
-        else:
-            keys = self._compute_legal(seat)
-            self._lseat = seat
-            self._legal = keys
+        keys = self._legal_keys(seat)
         if self.phase == EXCHANGE:
             return [{"type": "keep", "cards": list(cards)} for _, _, cards in keys]
         return [{"type": k} if f is None else {"type": k, f: v} for k, f, v in keys]
@@ -268,16 +272,8 @@ class CapitolState(GameState):
     def legal_action_indices(self, seat: int) -> list[int]:
         # The engine's default builds every action dict and looks each up; a search asks this at
         # each of its own decisions of every walk, so the keys are mapped straight to the table's.
-        if type(seat) is int and seat == self._lseat:
-            keys = self._legal
-        elif type(seat) is not int or seat not in self.awaiting:
-            return []
-        else:
-            keys = self._compute_legal(seat)
-            self._lseat = seat
-            self._legal = keys
         index = _table_keys()[1]
-        return [index[k] for k in keys]
+        return [index[k] for k in self._legal_keys(seat)]
 
     def apply_index(self, seat: int, index: int) -> None:
         keys = _table_keys()[0]
@@ -291,16 +287,11 @@ class CapitolState(GameState):
         self._apply_key(seat, _key(action), action)
 
     def _apply_key(self, seat: int, k: Key | None, action: Any) -> None:
-        if type(seat) is int and seat == self._lseat:
-            legal = self._legal
-        else:
-            if type(seat) is not int or seat not in self.awaiting:
-                raise IllegalAction(
-                    f"seat {seat!r} is not awaited now (waiting for {self.awaiting}); phase {self.phase}"
-                )
-            legal = self._compute_legal(seat)
-            self._lseat = seat
-            self._legal = legal
+        legal = self._legal_keys(seat)
+        if not legal:  # an awaited seat always has a legal action
+            raise IllegalAction(
+                f"seat {seat!r} is not awaited now (waiting for {self.awaiting}); phase {self.phase}"
+            )
         if k is None or k not in legal:
             if type(action) is int:
                 action = self.game.action_table.action(action)
