@@ -267,6 +267,8 @@ def main() -> None:
     if args.json:
         print(json.dumps(out))
         return
+    if not rows:
+        return
     table = Table(title="Bot strength (seats rotated; 95 % Wilson intervals)")
     for col in (
         "game",
