@@ -13,7 +13,7 @@ from typing import Any
 from conflictology.engine import View
 from conflictology.games.capitol.data import CLAIM
 from conflictology.games.capitol.state import CapitolState
-from conflictology.games.capitol.views import _pending, render_view, summary
+from conflictology.games.capitol.views import pending_of, render_view, summary
 
 
 def claim_marks(log: list[dict[str, Any]], honesty: int, n: int) -> list[dict[str, Any]]:
@@ -44,7 +44,7 @@ def open_view(state: CapitolState) -> View:
     view["deck_cards"] = list(state.deck)
     if view["pending"] is not None:
         # The actor's pending carries the exchange's hand and drawn cards, the investigation's shown card.
-        view["pending"] = _pending(state, state.actor)
+        view["pending"] = pending_of(state, state.actor)
     view["claims"] = claim_marks(view["log"], state.honesty, state.n)
     return view
 

@@ -70,7 +70,7 @@ def render_view(state: CapitolState, seat: int | None) -> View:
         "deck": len(state.deck),
         "players": players,
         "options": {**state.options, "steal_blockers": list(state.options["steal_blockers"])},
-        "pending": _pending(state, seat),
+        "pending": pending_of(state, seat),
         "log": [render_entry(e) for e in state.log],
     }
     if seat is not None:
@@ -117,7 +117,8 @@ def _seat(x: int) -> int | None:
     return None if x < 0 else x
 
 
-def _pending(state: CapitolState, seat: int | None) -> dict[str, Any] | None:
+def pending_of(state: CapitolState, seat: int | None) -> dict[str, Any] | None:
+    """The ``pending`` of ``seat``'s view (a search's rollouts read it without the rest of the view)."""
     phase = state.phase
     if phase == "turn" or phase == "over":
         return None
@@ -159,23 +160,16 @@ def _role(role: str) -> str:
     return ROLE_NAME.get(role, role)
 
 
-def pending_of(state: CapitolState, seat: int | None) -> dict[str, Any] | None:
-    """The ``pending`` of ``seat``'s view, alone (a search's rollouts read it without the rest)."""
-    return _pending(state, seat)
-
-
 def entry_fields(entry: LogEntry) -> dict[str, Any]:
     """One log entry's fields as :func:`render_entry` gives them, not copied: for readers that
     never change them (a search reads every entry of every rollout)."""
+    # Entries repeat across views and games (they are small tuples): render each once.
     return entry[1] if entry[0] == "_raw" else _render(entry)
 
 
 def render_entry(entry: LogEntry) -> dict[str, Any]:
     """One log entry as a dict: its type, structured fields (seats as ints) and an English text."""
-    if entry[0] == "_raw":
-        return dict(entry[1])
-    # Entries repeat across views and games (they are small tuples): render each once.
-    return dict(_render(entry))
+    return dict(entry_fields(entry))  # a copy: the rendering is shared
 
 
 @lru_cache(maxsize=8192)
