@@ -1004,9 +1004,9 @@ class CapitolSearch(SearchPolicy):
                 return True
             if s.phase == "turn" and horizon:
                 turns[0] += 1
-                # Face to face the rollout plays on to the end: the end is near, and a value that
-                # favours a better hand over money would have two players exchange cards and steal
-                # nothing from each other forever (seen: a game stuck at $0 against $5).
+                # Face to face the rollout plays on to the end: the end is near there, and cutting
+                # it stalled more games (a value that favours a better hand over money had the
+                # searcher at $0M exchange cards turn after turn; docs/bots.md, "Cut-off rollouts").
                 return turns[0] > horizon and sum(s.alive) > 2
             return False
 
