@@ -166,9 +166,7 @@ def test_the_fit_script_plays_and_fits_rollout_games() -> None:
     assert w[FEATURES.index("two_cards")] > 0  # a second card is worth having
 
 
-def test_a_negative_horizon_is_refused() -> None:
-    state: Any = GAME.new_game(3, seed=1)
-    seat = state.waiting_for()[0]
-    bot = bots.make("pimc:horizon=-1", GAME, seat, seed=1)
-    with pytest.raises(ValueError, match="horizon"):
-        bot.act(state.view(seat), state.legal_actions(seat))
+def test_a_negative_horizon_is_refused_when_the_bot_is_made() -> None:
+    for spec in ("pimc:horizon=-1", "ismcts:horizon=2.5"):
+        with pytest.raises(ValueError, match="horizon"):
+            bots.make(spec, GAME, 0, seed=1)

@@ -142,11 +142,8 @@ def test_the_search_with_each_model_plays_legally_from_its_own_view() -> None:
                 action = seated[seat].act(state.view(seat), legal)
                 assert action in legal
                 state.apply(seat, action)
-    fresh = game.new_game(players=2, seed=1)
-    seat = fresh.waiting_for()[0]
-    psychic = bots.make("hard:opp=psychic:iterations=2", game, seat, seed=1)
     with pytest.raises(ValueError, match="opp must be one of"):
-        psychic.act(fresh.view(seat), fresh.legal_actions(seat))
+        bots.make("hard:opp=psychic:iterations=2", game, 0, seed=1)
 
 
 def test_the_outside_ai_itself_can_stand_in_the_rollouts_for_measurement() -> None:

@@ -46,8 +46,21 @@ def test_worlds_give_the_claimant_its_role_more_often_the_less_its_record_is_tru
     assert none > 0.95
 
 
-def test_a_negative_bluff_scale_is_refused() -> None:
-    state = _claim_pending()
-    bot = bots.make("hard:bluff_scale=-0.5", GAME, 0, seed=1)
-    with pytest.raises(ValueError, match="bluff_scale"):
-        bot.policy.sampler(bot, state.view(0))  # type: ignore[attr-defined]
+@pytest.mark.parametrize("spec", ["hard:bluff_scale=-0.5", "hard:bluff_scale=nan", "hard:bluff_scale=lots",
+                                  "pimc:rules=1.5", "pimc:rules=-0.1"])
+def test_a_scale_or_share_out_of_range_is_refused_when_the_bot_is_made(spec: str) -> None:
+    key = spec.split(":")[1].split("=")[0]
+    with pytest.raises(ValueError, match=f"{key} must be a number"):
+        bots.make(spec, GAME, 0, seed=1)
+
+
+def test_the_simulate_command_refuses_a_bad_scale_before_any_game() -> None:
+    from typer.testing import CliRunner
+
+    from conflictology.cli import app
+
+    result = CliRunner().invoke(
+        app, ["simulate", "capitol", "--games", "1", "--bots", "hard:bluff_scale=-1,random"]
+    )
+    assert result.exit_code == 2
+    assert "bluff_scale must be a number 0 or more" in result.output

@@ -764,6 +764,21 @@ class CapitolSearch(SearchPolicy):
     # against three heuristics with full playouts, 0.27–0.30 cut at 12, 0.18 cut at 5).
     playout_limit = 12
 
+    def check_params(self, params: dict[str, Any]) -> None:
+        """``opp`` one of :attr:`OPPONENT_MODELS`; ``horizon`` a whole number of turns, 0 or more;
+        ``bluff_scale`` and ``rules`` numbers from 0 (``rules``, a share, at most 1)."""
+        opp = params.get("opp", "mix")
+        if opp not in self.OPPONENT_MODELS:
+            raise ValueError(f"opp must be one of {', '.join(self.OPPONENT_MODELS)}, not {opp!r}")
+        horizon = params.get("horizon", self.horizon)
+        if not isinstance(horizon, int) or isinstance(horizon, bool) or horizon < 0:
+            raise ValueError(f"horizon must be 0 (to the end) or a number of turns, not {horizon!r}")
+        for key, top in (("bluff_scale", math.inf), ("rules", 1.0)):
+            value = params.get(key, 0.0)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= top:
+                bound = "0 or more" if top == math.inf else f"from 0 to {top:g}"
+                raise ValueError(f"{key} must be a number {bound}, not {value!r}")
+
     def prior(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
         action: Action = self._helper(bot).act(view, legal)
         return action
@@ -801,8 +816,6 @@ class CapitolSearch(SearchPolicy):
         trace.read([("_raw", e) for e in view.get("log") or []])
         bot._root_trace = trace  # type: ignore[attr-defined]
         scale = float(bot.params.get("bluff_scale", self.bluff_scale))
-        if scale < 0:
-            raise ValueError(f"bluff_scale must be 0 or more, not {scale}")
         claims = [
             (p.seat, [r for r, on in p.claims.items() if on], max(0.05, k.bluff_rate(p.seat)) * scale)
             for p in k.living_others()
@@ -951,8 +964,6 @@ class CapitolSearch(SearchPolicy):
         its random numbers, so every candidate of a world meets the same table. ``opp=rules``: every
         other seat by the rule player; ``opp=heuristic``: none."""
         opp = str(bot.params.get("opp", "mix"))
-        if opp not in self.OPPONENT_MODELS:
-            raise ValueError(f"opp must be one of {', '.join(self.OPPONENT_MODELS)}, not {opp!r}")
         root: ClaimTrace | None = getattr(bot, "_root_trace", None)
         seats = len(root.claimed) if root is not None else bot.game.max_players
         others = [s for s in range(seats) if s != bot.seat]
@@ -1004,8 +1015,6 @@ class CapitolSearch(SearchPolicy):
         (``horizon=0``, or two players left: at the end of the game); or as soon as the searcher is
         out (its reward is 0 whoever wins, so the rest of that game is not played)."""
         horizon = int(bot.params.get("horizon", self.horizon))
-        if horizon < 0:
-            raise ValueError(f"horizon must be 0 (to the end) or a number of turns, not {horizon}")
         me = bot.seat
         turns = [0]
 

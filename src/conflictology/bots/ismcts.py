@@ -111,6 +111,10 @@ class SearchPolicy:
         action itself."""
         return index
 
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Raise ``ValueError``, with what is wrong, for a param of this game's search that is out
+        of range (asked once, when the bot is made, so a bad spec is refused before any game)."""
+
     def prior_iterations(self, view: View, legal: list[Action]) -> float:
         """A multiplier on the iteration budget for this decision (1: the budget as given)."""
         return 1.0
@@ -180,6 +184,7 @@ class ISMCTSBot(Bot):
         self.params_z = float(params.get("z", 2.0))
         if self.iterations < 1:
             raise ValueError("iterations must be at least 1")
+        self.policy.check_params(params)
         #: iterations run by the last decision (benchmarks read it)
         self.last_iterations = 0
         #: the root statistics of the last decision: action index -> (visits, mean reward)
