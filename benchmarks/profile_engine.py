@@ -10,9 +10,8 @@ import cProfile
 import pstats
 import random
 
-from engine import play_random  # benchmarks/engine.py, beside this file
-
 from conflictology import games
+from engine import play_random  # benchmarks/engine.py, beside this file
 
 
 def playouts(game_name: str, players: int, count: int) -> int:

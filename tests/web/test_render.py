@@ -18,7 +18,8 @@ from conflictology.games.conspiranoicos import GAME as CONSPIRANOICOS
 
 pytestmark = pytest.mark.browser
 
-DEFAULT_DECK = Path(__file__).parent.parent / "src/conflictology/games/conspiranoicos/decks/default.json"
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_DECK = ROOT / "src/conflictology/games/conspiranoicos/decks/default.json"
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ trust-auth server; skipped where no PostgreSQL answers."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,24 +12,11 @@ import httpx
 import pytest
 
 from conflictology.server.store import Store
+from postgres_helpers import plain_postgres_url
 from redis_helpers import clear_prefix, new_prefix, redis_server
 from server_helpers import Player, ServerProcess, check_no_leaks, make_table, play_randomly, start
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
-
-LOCAL = "postgresql://postgres@127.0.0.1:5432/test"
-
-
-def plain_postgres_url() -> str | None:
-    url = os.environ.get("POSTGRES_URL") or LOCAL
-    try:
-        import psycopg
-
-        psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), connect_timeout=2).close()
-    except Exception:
-        return None
-    return url
-
 
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

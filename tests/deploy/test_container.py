@@ -24,7 +24,7 @@ import yaml
 from conflictology.server.cli import env_name
 from server_helpers import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BASE = "localhost/conflictology-test-base:bookworm"
 IMAGE = "localhost/conflictology:test"
 

@@ -10,11 +10,11 @@ from collections import Counter
 
 import pytest
 
+from bot_helpers import Checked, midgame_states
 from conflictology import bots, games
 from conflictology.bots import outside
 from conflictology.engine import Action, GameState, Rng
 from conflictology.simulate import simulate
-from test_bots_play import Checked, midgame_states
 
 OUTSIDE = ["outside-treason", "outside-treason-js"]
 CAPITOL = games.get("capitol")

@@ -32,7 +32,7 @@ from server_helpers import ServerProcess, free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PUBLIC_HOST = "play.test"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 

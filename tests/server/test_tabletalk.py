@@ -14,6 +14,7 @@ import pytest
 
 from conflictology.server.protocol import REACTIONS, RoomSettings, SettingsPatch
 from conflictology.server.rooms import Room, RoomError, RoomStatus
+from room_helpers import capitol_room
 from server_helpers import (
     Player,
     ServerProcess,
@@ -25,7 +26,6 @@ from server_helpers import (
     start,
     thread_server,
 )
-from test_server_timers import capitol_room
 
 PAUSE_KEYS = {"kind", "seat", "since", "until", "left", "timer"}
 

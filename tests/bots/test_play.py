@@ -6,12 +6,12 @@ their decisions are reproducible under a seed.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterator
 
 import pytest
 
+from bot_helpers import Checked, midgame_states
 from conflictology import bots, games
 from conflictology.engine import Action, Game, GameState, Rng
 
@@ -28,24 +28,6 @@ CAPITOL_PERSONALITIES = [
 
 def fast_bots(game: Game) -> list[str]:
     return FAST_BOTS + (CAPITOL_PERSONALITIES if game.name == "capitol" else [])
-
-
-class Checked(bots.Bot):
-    """Asks a bot and checks that its answer is one of the legal actions, as given."""
-
-    def __init__(self, inner: bots.Bot) -> None:
-        self.inner = inner
-        self.decisions = 0
-
-    def act(self, view: dict, legal: list[Action]) -> Action:
-        # Now and then, check that the bot leaves its view and legal actions untouched.
-        snapshot = json.dumps([view, legal], sort_keys=True) if self.decisions % 16 == 0 else None
-        action = self.inner.act(view, legal)
-        assert action in legal, f"{self.inner.name} chose {action!r}, not in {legal!r}"
-        if snapshot is not None:
-            assert json.dumps([view, legal], sort_keys=True) == snapshot, "a bot changed its view"
-        self.decisions += 1
-        return action
 
 
 @pytest.fixture(params=GAME_NAMES)
@@ -88,26 +70,6 @@ def test_ismcts_never_acts_illegally(game: Game, spec: str) -> None:
         ]
         bots.play_game(state, seated, max_decisions=20_000)
         assert state.is_over()
-
-
-def midgame_states(game: Game, count: int, seed: int) -> Iterator[tuple[GameState, int]]:
-    """States reached by random play, with a seat awaited in each (and more than one choice)."""
-    master = Rng(seed)
-    found = 0
-    while found < count:
-        players = game.min_players + master.randrange(game.max_players - game.min_players + 1)
-        state = game.new_game(players=players, seed=master.next64())
-        stop = master.randrange(60)
-        steps = 0
-        while not state.is_over():
-            seat = master.choice(state.waiting_for())
-            legal = state.legal_actions(seat)
-            if steps >= stop and len(legal) > 1:
-                yield state, seat
-                found += 1
-                break
-            state.apply(seat, master.choice(legal))
-            steps += 1
 
 
 def test_determinizations_are_consistent_with_the_seat(game: Game) -> None:

@@ -129,7 +129,7 @@ def test_horizon_zero_plays_to_the_end_unless_the_searcher_is_out() -> None:
 
 
 def _fitter() -> Any:
-    path = Path(__file__).resolve().parents[1] / "scripts" / "fit_capitol_value.py"
+    path = Path(__file__).resolve().parents[2] / "scripts" / "fit_capitol_value.py"
     spec = importlib.util.spec_from_file_location("fit_capitol_value", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

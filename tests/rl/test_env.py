@@ -15,7 +15,7 @@ from conflictology.rl.env import ConflictologyEnv
 
 GAMES = games.names()
 TABLES = [("capitol", 2), ("capitol", 3), ("capitol", 6), ("conspiranoicos", 2)]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def finish(env: ConflictologyEnv, rng: Rng) -> dict[str, float]:

@@ -199,7 +199,7 @@ def test_default_options_and_their_view() -> None:
 
 
 def test_the_rules_doc_deck_table_matches_the_bundled_deck() -> None:
-    doc = Path(__file__).resolve().parents[1] / "docs" / "rules" / "conspiranoicos.md"
+    doc = Path(__file__).resolve().parents[3] / "docs" / "rules" / "conspiranoicos.md"
     rows = [
         [cell.strip() for cell in line.strip().strip("|").split("|")]
         for line in doc.read_text("utf-8").splitlines()

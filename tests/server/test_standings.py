@@ -23,6 +23,7 @@ from conflictology.server.hub import Hub
 from conflictology.server.protocol import RoomSettings
 from conflictology.server.rooms import Room
 from conflictology.server.store import Store
+from postgres_helpers import plain_postgres_url
 from redis_helpers import clear_prefix, new_prefix, redis_server
 from server_helpers import (
     Player,
@@ -34,7 +35,6 @@ from server_helpers import (
     start,
     thread_server,
 )
-from test_redis_postgres import plain_postgres_url
 
 
 def play_one(url: str, table: Any, humans: int, seed: int) -> dict[str, Any]:

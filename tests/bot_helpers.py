@@ -1,0 +1,47 @@
+"""Bots under test: a checker of every answer, and mid-game states to ask them about."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from conflictology import bots
+from conflictology.engine import Action, Game, GameState, Rng
+
+
+class Checked(bots.Bot):
+    """Asks a bot and checks that its answer is one of the legal actions, as given."""
+
+    def __init__(self, inner: bots.Bot) -> None:
+        self.inner = inner
+        self.decisions = 0
+
+    def act(self, view: dict, legal: list[Action]) -> Action:
+        # Now and then, check that the bot leaves its view and legal actions untouched.
+        snapshot = json.dumps([view, legal], sort_keys=True) if self.decisions % 16 == 0 else None
+        action = self.inner.act(view, legal)
+        assert action in legal, f"{self.inner.name} chose {action!r}, not in {legal!r}"
+        if snapshot is not None:
+            assert json.dumps([view, legal], sort_keys=True) == snapshot, "a bot changed its view"
+        self.decisions += 1
+        return action
+
+
+def midgame_states(game: Game, count: int, seed: int) -> Iterator[tuple[GameState, int]]:
+    """States reached by random play, with a seat awaited in each (and more than one choice)."""
+    master = Rng(seed)
+    found = 0
+    while found < count:
+        players = game.min_players + master.randrange(game.max_players - game.min_players + 1)
+        state = game.new_game(players=players, seed=master.next64())
+        stop = master.randrange(60)
+        steps = 0
+        while not state.is_over():
+            seat = master.choice(state.waiting_for())
+            legal = state.legal_actions(seat)
+            if steps >= stop and len(legal) > 1:
+                yield state, seat
+                found += 1
+                break
+            state.apply(seat, master.choice(legal))
+            steps += 1
