@@ -1,14 +1,8 @@
 """``conflictology loadtest``: many rooms of network bots against one or several servers.
 
-Each room is made over HTTP exactly as people make one (the host creates it, the others join), then
-every seat plays over its own WebSocket with the public protocol. Rooms are spread over the given
-servers round-robin (all seats of a room on the same server, as a load balancer hashing on the room
-code would place them). A seat that loses its socket reconnects with its token to the next server
-(counted as a reconnect) and carries on from the state it is sent.
-
-Latency is *action → view*: from sending an action to receiving the first state message with a
-higher ``seq`` on the same socket. Only the measuring window (after every room is seated and
-started) counts; a finished game is followed by a rematch, so the load stays constant.
+The rooms are played by client processes (:mod:`conflictology.clients.loadworker`: how rooms are
+made and spread over the servers, what a seat does when its socket drops, and what latency means);
+this module starts them together, gathers what they measured, and reads the servers' side.
 
 The servers' own side comes from their ``/metrics``, read when the window opens and when it closes:
 how long a server took from a move's arrival to its views queued (*server p99*), and how late its
@@ -18,43 +12,20 @@ p99 and the server's says how much of the tail is the clients' own scheduling.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import multiprocessing
-import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Annotated, Any
-from urllib.parse import quote
 
 import httpx
-import msgspec
 import typer
-import websockets
 
 from conflictology import bots, games
+from conflictology.clients.loadworker import Counters, worker_main
 from conflictology.server import metrics
-
-
-@dataclass
-class Counters:
-    """What one worker measured; summed over workers for the report."""
-
-    rooms: int = 0
-    actions: int = 0
-    errors: int = 0
-    reconnects: int = 0
-    stale: int = 0
-    games: int = 0
-    latencies: list[float] = field(default_factory=list)
-    error_samples: list[str] = field(default_factory=list)
-
-    def add_error(self, what: str) -> None:
-        self.errors += 1
-        if len(self.error_samples) < 5:
-            self.error_samples.append(what[:200])
 
 
 @dataclass
@@ -128,306 +99,6 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[i]
 
 
-def _ws_base(server: str) -> str:
-    base = server.rstrip("/")
-    if base.startswith("https://"):
-        return "wss://" + base[8:]
-    if base.startswith("http://"):
-        return "ws://" + base[7:]
-    return base
-
-
-class _RoomPart(msgspec.Struct):
-    game_id: str | None = None
-
-
-class _Msg(msgspec.Struct):
-    """The fields of a server message a network bot looks at (the view stays undecoded)."""
-
-    type: str
-    seq: int = -1
-    legal: list[Any] = []
-    winners: list[int] | None = None
-    room: _RoomPart | None = None
-    view: msgspec.Raw = msgspec.Raw(b"null")
-    code: str | None = None
-    message: str | None = None
-
-
-_decoder = msgspec.json.Decoder(_Msg)
-_encoder = msgspec.json.Encoder()
-
-
-class Seat:
-    """One network bot at one table."""
-
-    def __init__(self, run: Worker, room: RoomRun, index: int, token: str) -> None:
-        self.run = run
-        self.room = room
-        self.index = index
-        self.token = token
-        self.server_index = room.server_index
-        self.bot: bots.Bot | None = None
-        self.seat = -1
-        self.pending: tuple[int, float] | None = None  # (seq answered, time sent)
-
-    async def play(self) -> None:
-        counters = self.run.counters
-        servers = self.run.servers
-        while not self.run.stopping:
-            base = _ws_base(servers[self.server_index])
-            url = f"{base}/ws/{quote(self.room.code)}?token={quote(self.token)}"
-            try:
-                async with websockets.connect(url, max_size=1 << 22, open_timeout=20) as ws:
-                    await self._session(ws)
-                    return
-            except (OSError, websockets.WebSocketException, TimeoutError) as exc:
-                if self.run.stopping:
-                    return
-                # The server went away (or refused us): try the next one, as a browser would after a
-                # load balancer moved it.
-                counters.reconnects += 1
-                if len(servers) > 1:
-                    self.server_index = (self.server_index + 1) % len(servers)
-                if counters.reconnects % 50 == 1:
-                    counters.error_samples.append(f"reconnect: {type(exc).__name__}: {exc}"[:200])
-                await asyncio.sleep(0.2 + random.random() * 0.3)
-
-    async def _session(self, ws: Any) -> None:
-        """Read every message (only the fields the bot needs are decoded); answer the newest state
-        that awaits this seat after a thinking delay."""
-        counters = self.run.counters
-        run = self.run
-        loop = asyncio.get_running_loop()
-        self.answered = -1
-        self.latest: _Msg | None = None
-        self.timer: asyncio.TimerHandle | None = None
-        self.pending = None  # an action lost with the previous socket is not timed
-        try:
-            async for raw in ws:
-                msg = _decoder.decode(raw)
-                if msg.type == "error":
-                    if run.measuring:
-                        if msg.code == "stale":
-                            # Someone else answered the same window first: a normal race, not a fault.
-                            counters.stale += 1
-                        else:
-                            counters.add_error(f"{msg.code}: {msg.message}")
-                    continue
-                if msg.type != "state":
-                    continue
-                if self.pending is not None and msg.seq > self.pending[0]:
-                    if run.measuring:
-                        counters.latencies.append(time.perf_counter() - self.pending[1])
-                        counters.actions += 1
-                    self.pending = None
-                self.latest = msg
-                if msg.winners is not None and not msg.legal:
-                    game_id = msg.room.game_id if msg.room is not None else None
-                    if self.index == 0 and game_id != self.room.last_over:
-                        self.room.last_over = game_id
-                        if run.measuring:
-                            counters.games += 1
-                        run.spawn(self.room.rematch(self.server_index))
-                    continue
-                if msg.legal and msg.seq > self.answered and self.timer is None:
-                    delay = run.think * run.rng.uniform(0.5, 1.5) if run.think > 0 else 0.0
-                    self.timer = loop.call_later(delay, self._act, ws)
-        finally:
-            if self.timer is not None:
-                self.timer.cancel()
-
-    def _act(self, ws: Any) -> None:
-        # Act on the newest state received (a window may have moved on while this bot thought).
-        self.timer = None
-        msg = self.latest
-        if msg is None or not msg.legal or msg.seq <= self.answered:
-            return
-        if self.run.level == "random":
-            action = self.run.rng.choice(msg.legal)
-        else:
-            view = json.loads(bytes(msg.view))
-            if self.bot is None or view.get("you") != self.seat:
-                self.seat = view["you"]
-                self.bot = bots.make(self.run.level, self.room.game, self.seat, self.run.rng.getrandbits(32))
-            action = self.bot.act(view, msg.legal)
-        self.answered = msg.seq
-        self.pending = (msg.seq, time.perf_counter())
-        self.run.spawn(ws.send(_encoder.encode({"type": "act", "action": action, "seq": msg.seq}).decode()))
-
-
-class RoomRun:
-    def __init__(self, run: Worker, server_index: int, game_name: str) -> None:
-        self.run = run
-        self.server_index = server_index
-        self.game_name = game_name
-        self.game = games.get(game_name)
-        self.code = ""
-        self.tokens: list[str] = []
-        self.last_over: str | None = None
-
-    def _url(self, server_index: int) -> str:
-        return self.run.servers[server_index].rstrip("/")
-
-    async def _post(
-        self, path: str, body: dict[str, Any] | None, token: str | None, server_index: int
-    ) -> Any:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        last: Exception | None = None
-        for attempt in range(len(self.run.servers) * 3):
-            idx = (server_index + attempt) % len(self.run.servers)
-            try:
-                r = await self.run.http.post(f"{self._url(idx)}{path}", json=body or {}, headers=headers)
-            except httpx.HTTPError as exc:
-                last = exc
-                await asyncio.sleep(0.3)
-                continue
-            if r.status_code >= 400:
-                raise RuntimeError(f"POST {path}: {r.status_code} {r.text[:200]}")
-            return r.json()
-        raise RuntimeError(f"POST {path}: {last}")
-
-    async def setup(self, players: int) -> None:
-        r = await self._post(
-            "/api/rooms", {"game": self.game_name, "name": "Load 0"}, None, self.server_index
-        )
-        self.code = r["code"]
-        self.tokens = [r["token"]]
-        for i in range(1, players):
-            j = await self._post(
-                f"/api/rooms/{self.code}/join", {"name": f"Load {i}"}, None, self.server_index
-            )
-            self.tokens.append(j["token"])
-
-    async def start(self) -> None:
-        await self._post(f"/api/rooms/{self.code}/start", None, self.tokens[0], self.server_index)
-
-    async def rematch(self, server_index: int) -> None:
-        try:
-            await self._post(f"/api/rooms/{self.code}/rematch", None, self.tokens[0], server_index)
-            await self._post(f"/api/rooms/{self.code}/start", None, self.tokens[0], server_index)
-        except RuntimeError as exc:
-            if not self.run.stopping:
-                self.run.counters.add_error(str(exc))
-
-
-class Worker:
-    """The rooms of one client process."""
-
-    def __init__(
-        self,
-        servers: list[str],
-        room_ids: list[int],
-        players: int,
-        game: str,
-        level: str,
-        think: float,
-        seed: int,
-    ) -> None:
-        self.servers = servers
-        self.room_ids = room_ids
-        self.players = players
-        self.game = game
-        self.level = level
-        self.think = think
-        self.rng = random.Random(seed)
-        self.counters = Counters()
-        self.measuring = False
-        self.stopping = False
-        self.http = httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=64))
-        self._background: set[asyncio.Task[Any]] = set()
-
-    def spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._background.add(task)
-        task.add_done_callback(self._finished)
-
-    def _finished(self, task: asyncio.Task[Any]) -> None:
-        self._background.discard(task)
-        if not task.cancelled():
-            # A send on a socket that closed meanwhile fails: expected, and counted elsewhere (the
-            # seat reconnects); read here so asyncio does not report it as never retrieved.
-            task.exception()
-
-    async def setup(self) -> list[RoomRun]:
-        rooms = [RoomRun(self, i % len(self.servers), self.game) for i in self.room_ids]
-        gate = asyncio.Semaphore(32)
-
-        async def one(room: RoomRun) -> None:
-            async with gate:
-                await room.setup(self.players)
-
-        await asyncio.gather(*(one(r) for r in rooms))
-        return rooms
-
-    async def run(
-        self,
-        ready: Callable[[], Any],
-        report: Callable[[Counters], None],
-        window: float,
-        closed: Callable[[], Any] | None = None,
-    ) -> None:
-        rooms = await self.setup()
-        seats = [Seat(self, room, i, token) for room in rooms for i, token in enumerate(room.tokens)]
-        tasks = [asyncio.ensure_future(s.play()) for s in seats]
-        await asyncio.sleep(0.5)  # let the sockets open before the games start
-        gate = asyncio.Semaphore(32)
-
-        async def start(room: RoomRun) -> None:
-            async with gate:
-                await room.start()
-
-        await asyncio.gather(*(start(r) for r in rooms))
-        self.counters.rooms = len(rooms)
-        await ready()
-        self.measuring = True
-        end = time.monotonic() + window
-        while time.monotonic() < end:
-            await asyncio.sleep(min(0.5, max(0.0, end - time.monotonic())))
-            report(self.counters)
-        self.measuring = False
-        report(self.counters)
-        if closed is not None:
-            await closed()  # before the sockets close: the servers' teardown is not part of the window
-        self.stopping = True
-        for t in tasks + list(self._background):
-            t.cancel()
-        await asyncio.gather(*tasks, *self._background, return_exceptions=True)
-        await self.http.aclose()
-
-
-def _worker_main(args: dict[str, Any], out: Any, go: Any, measured: Any) -> None:
-    """A client process: sets its rooms up, says ready, waits for the common start, measures."""
-
-    async def main() -> None:
-        worker = Worker(**args["worker"])
-
-        async def ready() -> None:
-            out.put(("ready", None))
-            await asyncio.to_thread(go.wait)
-
-        last = [0.0]
-
-        def report(c: Counters) -> None:
-            now = time.monotonic()
-            if now - last[0] >= 0.5:
-                last[0] = now
-                out.put(("progress", (args["index"], c.actions, c.errors, c.reconnects)))
-
-        async def closed() -> None:
-            out.put(("closed", args["index"]))
-            await asyncio.to_thread(measured.wait, 60)  # the parent has read the servers
-
-        try:
-            await worker.run(ready, report, args["window"], closed)
-        except Exception as exc:  # reported, not hidden: the parent prints it
-            out.put(("failed", f"{type(exc).__name__}: {exc}"))
-            return
-        out.put(("done", worker.counters))
-
-    asyncio.run(main())
-
-
 def run_loadtest(
     servers: list[str],
     rooms: int,
@@ -464,7 +135,7 @@ def run_loadtest(
             "window": duration,
             "index": w,
         }
-        p = ctx.Process(target=_worker_main, args=(args, out, go, measured), daemon=True)
+        p = ctx.Process(target=worker_main, args=(args, out, go, measured), daemon=True)
         p.start()
         procs.append(p)
     results: list[Counters] = []
