@@ -1,6 +1,6 @@
 """Where an engine's time goes: cProfile over random playouts, the top functions by own time.
 
-    python benchmarks/profile_engine.py [capitol|conspiranoicos] [--players 6] [--games 3000]
+    python -m benchmarks.profile_engine [capitol|conspiranoicos] [--players 6] [--games 3000]
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import cProfile
 import pstats
 import random
 
+from benchmarks.engine import play_random
 from conflictology import games
-from engine import play_random  # benchmarks/engine.py, beside this file
 
 
 def playouts(game_name: str, players: int, count: int) -> int:

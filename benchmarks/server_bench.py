@@ -27,7 +27,7 @@ from pathlib import Path
 
 import httpx
 
-from conflictology.server.loadtest import run_loadtest
+from conflictology.clients.loadtest import run_loadtest
 from conflictology.server.metrics import text_string_to_metric_families
 
 TICK = os.sysconf("SC_CLK_TCK")

@@ -25,7 +25,10 @@ def _root() -> None:
 
 # Each area adds its own commands through a ``register(app)`` function, so the areas stay separate.
 _COMMAND_MODULES: list[str] = ["conflictology.bots.cli", "conflictology.terminal.cli"]
+# The clients' commands around the server's, in the order ``--help`` has always listed them.
+_COMMAND_MODULES.append("conflictology.clients.loadtest")
 _COMMAND_MODULES.append("conflictology.server.cli")
+_COMMAND_MODULES.append("conflictology.clients.cli")
 _COMMAND_MODULES.append("conflictology.extension.cli")
 
 

@@ -1,16 +1,12 @@
 """A server killed with SIGKILL at random moments never takes back a move a player saw (issue 13,
-item 6), checked from outside by the attack tool's kill -9 round (benchmarks/attacks.py, ``kill9``):
-every client records each state it receives; after each kill and restart, a room's seq must not be
-below the last one seen, and the log seen must be a prefix of the log now. The benchmark runs 100
-kills; this test a handful."""
+item 6), checked from outside by the attack tool's kill -9 round (benchmarks/attacks/kill9.py,
+``python -m benchmarks.attacks --only kill9``): every client records each state it receives; after
+each kill and restart, a room's seq must not be below the last one seen, and the log seen must be a
+prefix of the log now. The benchmark runs 100 kills; this test a handful."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from attacks import kill9
+from benchmarks.attacks.kill9 import kill9
 
 
 def test_a_killed_server_takes_back_no_move_a_player_saw() -> None:

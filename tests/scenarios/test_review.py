@@ -179,7 +179,7 @@ def test_the_network_bot_accepts_a_spec_with_parameters(server: Server) -> None:
     import asyncio
     import threading
 
-    from conflictology.server.netbot import run_bot
+    from conflictology.clients.netbot import run_bot
 
     table = make_table(server, "toy", humans=1, options={"cards": 2}, settings={"timers": False})
     with pytest.raises(ValueError, match="unknown bot"):

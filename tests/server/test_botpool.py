@@ -261,7 +261,7 @@ def test_stopping_the_server_with_decisions_in_flight_is_quick(
             )  # fmt: skip
             start(table)
         _wait(lambda: _pool(server).stats()["busy"] == 1, 20, "the sleeper never reached a worker")
-        pids = [w.process.pid for w in _pool(server)._workers]
+        pids = [w.process.pid for w in _pool(server)._processes.workers]
         stopping = time.monotonic()
     # Bounded for hangs only: before the pool, a bot thread kept the process for as long as it ran.
     assert time.monotonic() - stopping < 8.0

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from conflictology.cli import app
-from conflictology.server.loadtest import LoadResult, percentile, run_loadtest
+from conflictology.clients.loadtest import LoadResult, percentile, run_loadtest
 from conflictology.server.store import games_table
 from redis_helpers import clear_prefix, new_prefix, redis_server
 from server_helpers import ServerProcess, thread_server

@@ -1,0 +1,90 @@
+"""The bot pool's queues and clocks (server/botjobs.py) on their own, without worker processes:
+quick decisions before searches, a search that waits too long played by the default level, a
+decision that never finds a worker taking the timeout action, and the wait a search is judged by."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+from conflictology import bots, games
+from conflictology.server.botjobs import Job, JobQueue, PoolCounts
+
+_ids = itertools.count(1)
+
+
+def _job(level: str, search: bool) -> Job:
+    game = games.get("capitol")
+    state = game.new_game(players=3, seed=5)
+    seat = state.waiting_for()[0]
+    future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    return Job(
+        next(_ids), game, level, seat, 1, state.view(seat), state.legal_actions(seat), "test", future, search
+    )
+
+
+def _queue(
+    counts: PoolCounts, dispatched: list[int], queue_wait: float = 5.0, time_cap: float = 5.0
+) -> JobQueue:
+    return JobQueue(1, time_cap, queue_wait, counts, lambda: dispatched.append(1))
+
+
+def test_quick_decisions_go_before_searches_and_ended_ones_are_skipped() -> None:
+    async def main() -> None:
+        queue = _queue(PoolCounts(), [])
+        search, quick, withdrawn = _job("hard", True), _job("normal", False), _job("normal", False)
+        for job in (search, withdrawn, quick):
+            job.future.add_done_callback(lambda _f, j=job: queue.forget(j))
+            queue.put(job)
+        withdrawn.future.cancel()
+        await asyncio.sleep(0)
+        assert queue.waiting() == (1, 1)
+        assert queue.next() is quick and queue.next() is search and queue.next() is None
+
+    asyncio.run(main())
+
+
+def test_a_search_waiting_past_queue_wait_is_played_by_the_default_level_first_in_line() -> None:
+    async def main() -> None:
+        counts, dispatched = PoolCounts(), []
+        queue = _queue(counts, dispatched, queue_wait=0.05)
+        queue.start_clocks()
+        early, search = _job("normal", False), _job("hard", True)
+        queue.put(early)
+        queue.put(search)
+        await asyncio.sleep(0.2)
+        assert counts.late == 1 and dispatched == [1]
+        assert search.late and not search.search and bots.cost(search.level, search.game) == "quick"
+        assert queue.next() is search and queue.next() is early  # the stand-in went first
+
+    asyncio.run(main())
+
+
+def test_no_clock_runs_before_the_first_worker_is_ready() -> None:
+    async def main() -> None:
+        counts = PoolCounts()
+        queue = _queue(counts, [], queue_wait=0.01, time_cap=0.01)
+        job = _job("normal", False)
+        queue.put(job)
+        await asyncio.sleep(0.1)
+        assert not job.future.done()
+        queue.start_clocks()  # the first worker is ready: the job waits from now, and expires
+        await asyncio.sleep(0.1)
+        assert job.future.result() is None and counts.expired == 1
+
+    asyncio.run(main())
+
+
+def test_a_search_is_judged_by_the_searches_waiting_and_how_long_searches_took() -> None:
+    async def main() -> None:
+        queue = _queue(PoolCounts(), [])
+        assert queue.expected_wait(worker_free=False) == 0.0  # no search timed yet
+        queue.learn(0.3)
+        queue.learn(0.8)  # a moving average: 0.8 * 0.3 + 0.2 * 0.8
+        assert abs(queue.expected_wait(worker_free=False) - 0.5 * 0.4) < 1e-9
+        queue.put(_job("hard", True))
+        assert abs(queue.expected_wait(worker_free=False) - 1.5 * 0.4) < 1e-9
+        assert queue.expected_wait(worker_free=True) == 0.0
+
+    asyncio.run(main())
