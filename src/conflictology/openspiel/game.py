@@ -115,7 +115,7 @@ def game_type(spec: Spec, *, sequential: bool | None = None) -> Any:
     simultaneous = spec.simultaneous if sequential is None else not sequential
     return pyspiel.GameType(
         short_name=PREFIX + spec.name,
-        long_name=f"Conflictology: {engine.title}",
+        long_name=engine.title,
         dynamics=(
             pyspiel.GameType.Dynamics.SIMULTANEOUS if simultaneous else pyspiel.GameType.Dynamics.SEQUENTIAL
         ),
