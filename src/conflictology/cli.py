@@ -27,6 +27,7 @@ def _root() -> None:
 _COMMAND_MODULES: list[str] = ["conflictology.bots.cli", "conflictology.terminal.cli"]
 _COMMAND_MODULES.append("conflictology.server.cli")
 _COMMAND_MODULES.append("conflictology.extension.cli")
+_COMMAND_MODULES.append("conflictology.corpus.cli")
 
 
 @app.command()
