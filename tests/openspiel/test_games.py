@@ -46,14 +46,38 @@ def test_game_types() -> None:
 def test_bad_parameters_are_refused() -> None:
     with pytest.raises(ValueError, match="2–6 players"):
         pyspiel.load_game(CAPITOL, {"players": 7})
-    with pytest.raises(ValueError, match="unknown option"):
-        pyspiel.load_game(CAPITOL, {"options": '{"nope": 1}'})
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'nope'"):
+        pyspiel.load_game(CAPITOL, {"nope": 1})
+    with pytest.raises(ValueError, match="steal_blockers"):
+        pyspiel.load_game(CAPITOL, {"steal_blockers": "banker"})  # the engine's own check
     with pytest.raises(ValueError, match="2–2 players"):
         pyspiel.load_game(CONSPIRANOICOS, {"players": 3})
 
 
+def test_every_rule_option_is_a_parameter_and_the_game_string_loads_back() -> None:
+    game = pyspiel.load_game(
+        CAPITOL, {"players": 4, "steal_blockers": "mafia+reporter", "anyone_challenges_block": True}
+    )
+    options = {
+        "first_player": None, "forced_scandal": True, "steal_blockers": ["mafia", "reporter"],
+        "anyone_challenges_block": True,
+    }
+    assert game.options == options
+    assert game.new_initial_state().engine_state.view(0)["options"] == options
+    again = pyspiel.load_game(str(game))
+    assert str(again) == str(game) and again.options == game.options
+    spec = pyspiel.load_game(CONSPIRANOICOS).get_type().parameter_specification
+    assert set(games.get("conspiranoicos").default_options()) < set(spec)
+    consp = pyspiel.load_game(CONSPIRANOICOS, {"face_up_slots": 56, "sequence_any_order": True})
+    assert consp.options == {
+        "deck_file": None, "face_up_slots": [5, 6], "sequence_any_order": True,
+        "head_to_head_ties_score_both": False,
+    }
+    assert pyspiel.load_game(str(consp)).options == consp.options
+
+
 def test_options_and_seed_reach_the_engine() -> None:
-    game = pyspiel.load_game(CAPITOL, {"players": 3, "seed": 11, "options": '{"first_player": 2}'})
+    game = pyspiel.load_game(CAPITOL, {"players": 3, "seed": 11, "first_player": 2})
     a, b = game.new_initial_state(), game.new_initial_state()
     assert a.current_player() == 2
     assert str(a) == str(b)  # a fixed seed deals the same game every time

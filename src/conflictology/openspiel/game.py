@@ -30,7 +30,6 @@ numbers the actions, ``apply_index`` plays them, ``view`` is all a seat observes
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +37,8 @@ import numpy as np
 import pyspiel
 
 from conflictology import games
-from conflictology.engine import Game, GameState, IllegalAction, Rng, View
+from conflictology.engine import ActionTable, Game, GameState, IllegalAction, Rng, View
+from conflictology.openspiel import options as option_parameters
 from conflictology.openspiel.memory import SeatMemory, Traces, flatten, value_text
 from conflictology.rl.encoding import encoder_for
 
@@ -64,9 +64,16 @@ SPECS = {
 }
 
 
-def action_text(game: Game, index: int) -> str:
+def table_of(state: GameState) -> ActionTable:
+    """The state's action table: a Conspiranoicos state dealt from another deck file numbers its
+    actions by its own deck (docs/engine.md); otherwise the game's."""
+    own = getattr(state, "action_table", None)
+    return own if isinstance(own, ActionTable) else state.game.action_table
+
+
+def action_text(table: ActionTable, index: int) -> str:
     """An action of the table as its type and fields: ``mafia target=2``, ``send card=G0 to=zone``."""
-    action = game.action_table.action(index)
+    action = table.action(index)
     fields = " ".join(f"{k}={value_text(v)}" for k, v in action.items() if k != "type")
     return f"{action['type']} {fields}".rstrip()
 
@@ -107,8 +114,8 @@ def game_type(spec: Spec, *, sequential: bool | None = None) -> Any:
     params: dict[str, Any] = {
         "players": engine.min_players,
         "seed": -1,
-        "options": "{}",
         "max_game_length": spec.max_game_length,
+        **option_parameters.defaults(engine),
     }
     if spec.simultaneous:
         params["turn_based"] = False
@@ -134,8 +141,8 @@ def game_type(spec: Spec, *, sequential: bool | None = None) -> Any:
 
 
 class ConflictologyGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no type information
-    """One engine game with its parameters: ``players``, ``seed``, ``options`` (the engine's rule
-    options as JSON text), ``max_game_length`` and, for a simultaneous game, ``turn_based``."""
+    """One engine game with its parameters: ``players``, ``seed``, ``max_game_length``, for a
+    simultaneous game ``turn_based``, and one per rule option of the engine (options.py)."""
 
     spec: Spec
 
@@ -146,17 +153,14 @@ class ConflictologyGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no
         self.players = int(given.get("players", self.engine.min_players))
         self.engine.check_players(self.players)
         self.seed = int(given.get("seed", -1))
-        options = json.loads(str(given.get("options", "{}")) or "{}")
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a JSON object, got {options!r}")
-        self.options: dict[str, Any] = options
-        self.engine.new_game(self.players, seed=0, options=self.options)  # refuses a bad option now
+        self.options: dict[str, Any] = option_parameters.engine_options(self.engine, given)
+        probe = self.engine.new_game(self.players, seed=0, options=self.options)  # refuses a bad option
         self.turn_based = bool(given.get("turn_based", False))
         self.simultaneous = spec.simultaneous and not self.turn_based
         self.cut = int(given.get("max_game_length", spec.max_game_length))
         n = self.players
         info = pyspiel.GameInfo(
-            num_distinct_actions=self.engine.action_table.size,
+            num_distinct_actions=table_of(probe).size,
             max_chance_outcomes=0,
             num_players=n,
             min_utility=-1.0 / (n - 1),
@@ -202,8 +206,8 @@ class ConflictologyState(pyspiel.State):  # type: ignore[misc]
         return games.get(self._name)
 
     def _memory(self, seat: int) -> SeatMemory:
-        game = self._game()
-        return self._traces.current(lambda index: action_text(game, index))[seat]
+        table = table_of(self._engine.state)
+        return self._traces.current(lambda index: action_text(table, index))[seat]
 
     def _cut_short(self) -> bool:
         return self._moves >= self._cut and not self._engine.state.is_over()
@@ -241,7 +245,7 @@ class ConflictologyState(pyspiel.State):  # type: ignore[misc]
         self._moves += 1
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return action_text(self._game(), action)
+        return action_text(table_of(self._engine.state), action)
 
     def is_terminal(self) -> bool:
         return self._engine.state.is_over() or self._cut_short()

@@ -51,11 +51,7 @@ PLAYTHROUGHS = (
     Playthrough(
         "capitol_4p_options.txt",
         "python_conflictology_capitol",
-        {
-            "players": 4,
-            "seed": 5,
-            "options": '{"steal_blockers":["mafia","reporter"],"anyone_challenges_block":true}',
-        },
+        {"players": 4, "seed": 5, "steal_blockers": "mafia+reporter", "anyone_challenges_block": True},
         5,
         80,
     ),
