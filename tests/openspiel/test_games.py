@@ -261,3 +261,37 @@ def test_openspiel_search_plays(name: str, params: dict[str, object]) -> None:
         action = bots[step % 2].step(state)
         assert action in state.legal_actions()
         state.apply_action(action)
+
+
+def test_openspiel_observation_helpers_use_the_observer() -> None:
+    from open_spiel.python.observation import INFO_STATE_OBS_TYPE, make_observation
+
+    game = pyspiel.load_game(CAPITOL, {"players": 3, "seed": 6})
+    state = game.new_initial_state()
+    observation = make_observation(game)
+    observation.set_from(state, 1)
+    assert list(observation.tensor) == state.observation_tensor(1)
+    assert observation.string_from(state, 1) == state.observation_string(1)
+    info = make_observation(game, INFO_STATE_OBS_TYPE)
+    assert info.tensor is None and info.string_from(state, 2) == state.information_state_string(2)
+    everyone = pyspiel.IIGObservationType(
+        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS
+    )
+    with pytest.raises(ValueError, match="only a seat's own observation"):
+        make_observation(game, everyone)
+
+
+def test_a_play_submitted_first_stays_out_of_the_other_seats_trace() -> None:
+    import re
+
+    state = pyspiel.load_game(CONSPIRANOICOS, {"seed": 9, "turn_based": True}).new_initial_state()
+    card = state.action_to_string(0, state.legal_actions(0)[0]).split("=")[1]
+    word = re.compile(rf"(?<![A-Z0-9]){card}(?![A-Z0-9])")
+    assert word.search(state.information_state_string(0))  # seat 0 holds it
+    assert not word.search(state.information_state_string(1))
+    state.apply_action(state.legal_actions(0)[0])
+    assert state.current_player() == 1
+    assert not word.search(state.information_state_string(1)), "seat 1 sees only the back"
+    assert not word.search(state.observation_string(1))
+    state.apply_action(state.legal_actions(1)[0])
+    assert word.search(state.information_state_string(1))  # revealed with both plays
