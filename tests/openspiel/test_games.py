@@ -295,3 +295,18 @@ def test_a_play_submitted_first_stays_out_of_the_other_seats_trace() -> None:
     assert not word.search(state.observation_string(1))
     state.apply_action(state.legal_actions(1)[0])
     assert word.search(state.information_state_string(1))  # revealed with both plays
+
+
+def test_the_examples_of_docs_rl_md_openspiel_section_run() -> None:
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rl.md").read_text("utf-8")
+    section = text[text.index("## OpenSpiel") :]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 2
+    namespace: dict[str, object] = {"__name__": "__doc_example__"}
+    for block in blocks:
+        quick = block.replace("max_simulations=100", "max_simulations=5")
+        exec(compile(quick, "docs/rl.md", "exec"), namespace)
+    assert namespace["state"].move_number() == 1  # type: ignore[attr-defined]  # the bot's move
