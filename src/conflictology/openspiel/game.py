@@ -74,7 +74,7 @@ def table_of(state: GameState) -> ActionTable:
 def action_text(table: ActionTable, index: int) -> str:
     """An action of the table as its type and fields: ``mafia target=2``, ``send card=G0 to=zone``."""
     action = table.action(index)
-    fields = " ".join(f"{k}={value_text(v)}" for k, v in action.items() if k != "type")
+    fields = " ".join(f"{k}={value_text(action[k])}" for k in sorted(action) if k != "type")
     return f"{action['type']} {fields}".rstrip()
 
 

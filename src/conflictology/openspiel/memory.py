@@ -30,16 +30,17 @@ def value_text(value: Any) -> str:
     """A scalar or a list of scalars as compact text (strings bare, everything else JSON)."""
     if isinstance(value, str):
         return value
-    return msgspec.json.encode(value).decode()
+    return msgspec.json.encode(value, order="sorted").decode()
 
 
 def flatten(doc: Any, prefix: str = "", out: Flat | None = None) -> Flat:
     """Paths (``players.1.money``) to compact values. Lists of dicts are walked by index; a list of
-    scalars stays one value (``awaiting=[1,2]``), which reads better and changes as one thing."""
+    scalars stays one value (``awaiting=[1,2]``), which reads better and changes as one thing. Keys
+    are taken in sorted order: the text must not change when a view is built in another order."""
     out = {} if out is None else out
     if isinstance(doc, dict):
-        for key, value in doc.items():
-            flatten(value, f"{prefix}{key}.", out)
+        for key in sorted(doc):
+            flatten(doc[key], f"{prefix}{key}.", out)
     elif isinstance(doc, list) and any(isinstance(v, dict | list) for v in doc):
         for i, value in enumerate(doc):
             flatten(value, f"{prefix}{i}.", out)
@@ -52,7 +53,7 @@ def flatten(doc: Any, prefix: str = "", out: Flat | None = None) -> Flat:
 
 def entry_text(entry: dict[str, Any]) -> str:
     """A log entry as its type and structured fields; its English ``text`` restates the fields."""
-    fields = " ".join(f"{k}={value_text(v)}" for k, v in entry.items() if k not in ("type", "text"))
+    fields = " ".join(f"{k}={value_text(entry[k])}" for k in sorted(entry) if k not in ("type", "text"))
     return f"{entry.get('type')} {fields}".rstrip()
 
 
