@@ -30,6 +30,7 @@ _COMMAND_MODULES.append("conflictology.clients.loadtest")
 _COMMAND_MODULES.append("conflictology.server.cli")
 _COMMAND_MODULES.append("conflictology.clients.cli")
 _COMMAND_MODULES.append("conflictology.extension.cli")
+_COMMAND_MODULES.append("conflictology.corpus.cli")
 
 
 @app.command()

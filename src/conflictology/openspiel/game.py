@@ -1,0 +1,357 @@
+"""The engine's games as OpenSpiel Python games: one adapter over the engine contract, no rules.
+
+Everything a state does is the engine's: ``waiting_for`` gives the player to move, the action table
+numbers the actions, ``apply_index`` plays them, ``view`` is all a seat observes, ``clone`` and
+``to_json`` copy and serialise. The adapter only translates (docs/rl.md, "OpenSpiel"):
+
+* **Who moves.** Capitol is SEQUENTIAL. Its response windows await several seats at once, any of
+  whom may answer; they are asked one at a time in seat order, the order the engine lists them in
+  (a pass is final and the next seat is asked; the first challenge or block closes the window), as
+  the PettingZoo environment does. A simultaneous node would need a rule the rulebook does not have
+  (who goes first when two seats challenge at once), and OpenSpiel's search algorithms (ISMCTS,
+  MCTS) take sequential games only. Conspiranoicos is SIMULTANEOUS: where both seats are awaited
+  (the hidden plays, the rows built card by card) they move together in one joint action. With
+  ``turn_based=True`` it is SEQUENTIAL instead, seat 0 then seat 1, for the algorithms that need it;
+  that leaks nothing, since until both are in, a seat sees only the back of the other's play (which
+  the rules show) and how many row cards it placed.
+* **Chance** is SAMPLED_STOCHASTIC: shuffles and draws happen inside the engine, from the seeded
+  generator the state carries (and copies, and serialises). There are no chance nodes; the deal of
+  a new state comes from the ``seed`` parameter (``-1``: a fresh seed for every new game).
+* **Information.** ``information_state_string`` is the seat's trace (memory.py): its views, step
+  by step, and its own actions, so it is perfect recall and holds nothing the seat was not shown.
+  ``observation_string`` is its view now (without the log) and the events it has just been shown;
+  ``observation_tensor`` is the PettingZoo encoder's vector of the same view (docs/rl.md).
+* **Returns** are zero-sum: a lone winner +1, each loser -1/(n-1); a shared victory among k seats
+  gives each winner (n/k - 1)/(n - 1) (Conspiranoicos' shared victory: 0 and 0). A game still running
+  after ``max_game_length`` moves (Capitol may in theory go on forever: a table of Reporters) is cut
+  there, every seat 0.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from conflictology import games
+from conflictology.engine import ActionTable, Game, GameState, IllegalAction, Rng, View
+from conflictology.openspiel import options as option_parameters
+from conflictology.openspiel.memory import SeatMemory, Traces, flatten, value_text
+from conflictology.rl.encoding import encoder_for
+
+PREFIX = "python_conflictology_"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How one engine game is presented to OpenSpiel."""
+
+    name: str
+    simultaneous: bool
+    max_game_length: int  # moves; a bound on every game (Conspiranoicos) or a cut (Capitol)
+    # View fields that are the same in every state of a game (the deck's public card list): left out
+    # of the strings, which they would only lengthen; the game's parameters already say them.
+    static: tuple[str, ...] = ()
+
+
+SPECS = {
+    "capitol": Spec("capitol", simultaneous=False, max_game_length=1000),
+    # Six rounds of two plays, a send and a keep; two specials; twelve row cards: 38 moves at most.
+    "conspiranoicos": Spec("conspiranoicos", simultaneous=True, max_game_length=38, static=("cards",)),
+}
+
+
+def table_of(state: GameState) -> ActionTable:
+    """The state's action table: a Conspiranoicos state dealt from another deck file numbers its
+    actions by its own deck (docs/engine.md); otherwise the game's."""
+    own = getattr(state, "action_table", None)
+    return own if isinstance(own, ActionTable) else state.game.action_table
+
+
+def action_text(table: ActionTable, index: int) -> str:
+    """An action of the table as its type and fields: ``mafia target=2``, ``send card=G0 to=zone``."""
+    action = table.action(index)
+    fields = " ".join(f"{k}={value_text(action[k])}" for k in sorted(action) if k != "type")
+    return f"{action['type']} {fields}".rstrip()
+
+
+def returns_for(winners: list[int], players: int) -> list[float]:
+    if not winners:
+        return [0.0] * players
+    k = len(winners)
+    win, lose = (players / k - 1) / (players - 1), -1 / (players - 1)
+    return [win if seat in winners else lose for seat in range(players)]
+
+
+class EngineHandle:
+    """Holds an engine state inside an OpenSpiel state.
+
+    OpenSpiel clones a Python state by deep-copying its attributes and serialises it by pickling
+    them; this handle turns both into the engine's own ``clone`` and ``to_json``/``from_json``.
+    """
+
+    __slots__ = ("name", "state")
+
+    def __init__(self, name: str, state: GameState) -> None:
+        self.name, self.state = name, state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> EngineHandle:
+        return EngineHandle(self.name, self.state.clone())
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        return (_restore, (self.name, self.state.to_json()))
+
+
+def _restore(name: str, text: str) -> EngineHandle:
+    return EngineHandle(name, games.get(name).from_json(text))
+
+
+def game_type(spec: Spec, *, sequential: bool | None = None) -> Any:
+    engine = games.get(spec.name)
+    params: dict[str, Any] = {
+        "players": engine.min_players,
+        "seed": -1,
+        "max_game_length": spec.max_game_length,
+        **option_parameters.defaults(engine),
+    }
+    if spec.simultaneous:
+        params["turn_based"] = False
+    simultaneous = spec.simultaneous if sequential is None else not sequential
+    return pyspiel.GameType(
+        short_name=PREFIX + spec.name,
+        long_name=engine.title,
+        dynamics=(
+            pyspiel.GameType.Dynamics.SIMULTANEOUS if simultaneous else pyspiel.GameType.Dynamics.SEQUENTIAL
+        ),
+        chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=engine.max_players,
+        min_num_players=engine.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=params,
+    )
+
+
+class ConflictologyGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no type information
+    """One engine game with its parameters: ``players``, ``seed``, ``max_game_length``, for a
+    simultaneous game ``turn_based``, and one per rule option of the engine (options.py)."""
+
+    spec: Spec
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        spec = self.spec
+        given = dict(params or {})
+        self.engine: Game = games.get(spec.name)
+        self.players = int(given.get("players", self.engine.min_players))
+        self.engine.check_players(self.players)
+        self.seed = int(given.get("seed", -1))
+        self.options: dict[str, Any] = option_parameters.engine_options(self.engine, given)
+        probe = self.engine.new_game(self.players, seed=0, options=self.options)  # refuses a bad option
+        self.turn_based = bool(given.get("turn_based", False))
+        self.simultaneous = spec.simultaneous and not self.turn_based
+        self.cut = int(given.get("max_game_length", spec.max_game_length))
+        n = self.players
+        info = pyspiel.GameInfo(
+            num_distinct_actions=table_of(probe).size,
+            max_chance_outcomes=0,
+            num_players=n,
+            min_utility=-1.0 / (n - 1),
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.cut,
+        )
+        super().__init__(game_type(spec, sequential=not self.simultaneous), info, given)
+        self.encoder = encoder_for(spec.name)
+
+    def new_engine_state(self) -> GameState:
+        seed = Rng.fresh_seed() if self.seed < 0 else self.seed
+        return self.engine.new_game(self.players, seed=seed, options=self.options)
+
+    def new_initial_state(self) -> ConflictologyState:
+        return ConflictologyState(self, self.new_engine_state())
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+        return Observer(self, iig_obs_type, params)
+
+
+class ConflictologyState(pyspiel.State):  # type: ignore[misc]
+    """An engine state seen through OpenSpiel (see the module docstring)."""
+
+    def __init__(self, game: ConflictologyGame, engine_state: GameState) -> None:
+        super().__init__(game)
+        # Only plain attributes: OpenSpiel copies and pickles this object's __dict__.
+        self._name = game.spec.name
+        self._players = game.players
+        self._simultaneous = game.simultaneous
+        self._cut = game.cut
+        self._moves = 0
+        self._engine = EngineHandle(self._name, engine_state)
+        self._traces = Traces(engine_state, game.spec.static)
+
+    # -- the engine inside ------------------------------------------------------------------------
+    @property
+    def engine_state(self) -> GameState:
+        """The engine state itself (its ``view(seat)`` is what that seat sees)."""
+        return self._engine.state
+
+    def _game(self) -> Game:
+        return games.get(self._name)
+
+    def _memory(self, seat: int) -> SeatMemory:
+        table = table_of(self._engine.state)
+        return self._traces.current(lambda index: action_text(table, index))[seat]
+
+    def _cut_short(self) -> bool:
+        return self._moves >= self._cut and not self._engine.state.is_over()
+
+    # -- OpenSpiel's API --------------------------------------------------------------------------
+    def current_player(self) -> int:
+        state = self._engine.state
+        if state.is_over() or self._cut_short():
+            return int(pyspiel.PlayerId.TERMINAL)
+        waiting = state.waiting_for()
+        if self._simultaneous and len(waiting) > 1:
+            if len(waiting) != self._players:
+                raise RuntimeError(f"a simultaneous move must await every seat, got {waiting}")
+            return int(pyspiel.PlayerId.SIMULTANEOUS)
+        return waiting[0]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return sorted(self._engine.state.legal_action_indices(player))
+
+    def _apply_action(self, action: int) -> None:
+        self._play({self.current_player(): int(action)})
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        self._play({seat: int(a) for seat, a in enumerate(actions)})
+
+    def _play(self, moves: dict[int, int]) -> None:
+        state = self._engine.state
+        move = tuple(sorted(moves.items()))  # seat order: the engine awaits both, takes either first
+        for seat, index in move if len(move) > 1 else ():  # all checked before any is applied
+            if index not in state.legal_action_indices(seat):
+                raise IllegalAction(f"action {index} is not legal for seat {seat} now")
+        self._traces.played(state, move)
+        for seat, index in move:
+            state.apply_index(seat, index)
+        self._moves += 1
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return action_text(table_of(self._engine.state), action)
+
+    def is_terminal(self) -> bool:
+        return self._engine.state.is_over() or self._cut_short()
+
+    def returns(self) -> list[float]:
+        state = self._engine.state
+        if not state.is_over():
+            return [0.0] * self._players
+        return returns_for(state.winners(), self._players)
+
+    def information_state_string(self, player: int | None = None) -> str:
+        return self._memory(self._player(player)).information_state()
+
+    def observation_string(self, player: int | None = None) -> str:
+        return observation_text(self, self._player(player))
+
+    def _player(self, player: int | None) -> int:
+        seat = self.current_player() if player is None else int(player)
+        if not 0 <= seat < self._players:
+            raise ValueError(f"a seat 0–{self._players - 1} is needed, got {player}")
+        return seat
+
+    def resample_from_infostate(self, player: int, probability_sampler: Any) -> ConflictologyState:
+        """A state the seat cannot tell from this one: the engine's ``determinize`` of its view.
+
+        The seat's trace is carried over, so its information state is the same. The other seats'
+        traces start at the resampled present: their pasts are not redrawn (the engine draws worlds
+        consistent with a view, not whole histories).
+        """
+        seed = int(probability_sampler() * (1 << 53))
+        world = self._game().determinize(self._engine.state.view(player), Rng(seed))
+        game: ConflictologyGame = self.get_game()
+        out = ConflictologyState(game, world)
+        out._moves = self._moves
+        out._traces = Traces.of([
+            copy.deepcopy(self._memory(p))
+            if p == player
+            else SeatMemory(world.view(p), SPECS[self._name].static, first="resampled")
+            for p in range(self._players)
+        ])
+        return out
+
+    def __str__(self) -> str:
+        """Everything, every card face up (the engine's open view), without the log."""
+        doc = self._game().open_view(self._engine.state)
+        left_out = ("log", *SPECS[self._name].static)
+        flat = flatten({k: v for k, v in doc.items() if k not in left_out})
+        return " ".join(f"{k}={v}" for k, v in flat.items())
+
+
+def observation_text(state: ConflictologyState, seat: int) -> str:
+    memory = state._memory(seat)
+    now = " ".join(f"{k}={v}" for k, v in memory.flat.items())
+    seen = [line for line in memory.last if line.startswith(">")]
+    return "\n".join([now, *seen])
+
+
+class Observer:
+    """OpenSpiel's PyObserver: the current observation (tensor and string) or the information state
+    (string only: the tensor encoders describe the present view, which is not perfect recall)."""
+
+    def __init__(self, game: ConflictologyGame, iig_obs_type: Any, params: Any) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params!r}")
+        if iig_obs_type is not None and (
+            not iig_obs_type.public_info
+            or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER
+        ):
+            raise ValueError("only a seat's own observation is supported (public info and its own cards)")
+        self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        self.game = game
+        self.tensor: np.ndarray | None = None
+        self.dict: dict[str, np.ndarray] = {}
+        if not self.perfect_recall:
+            self.tensor = np.zeros(game.encoder.size(game.players), np.float32)
+            self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: ConflictologyState, player: int) -> None:
+        if self.tensor is None:
+            raise ValueError("no information state tensor: use the string, or the observation tensor")
+        view: View = state.engine_state.view(player)
+        self.tensor[:] = self.game.encoder.encode(view, self.game.players)
+
+    def string_from(self, state: ConflictologyState, player: int) -> str:
+        if self.perfect_recall:
+            return state.information_state_string(player)
+        return observation_text(state, player)
+
+
+class CapitolGame(ConflictologyGame):
+    spec = SPECS["capitol"]
+
+
+class ConspiranoicosGame(ConflictologyGame):
+    spec = SPECS["conspiranoicos"]
+
+
+GAME_CLASSES: dict[str, type[ConflictologyGame]] = {
+    "capitol": CapitolGame,
+    "conspiranoicos": ConspiranoicosGame,
+}
+
+
+def register() -> None:
+    """Register both games with OpenSpiel (once per process; loading the package does it)."""
+    known = {t.short_name for t in pyspiel.registered_games()}
+    for name, cls in GAME_CLASSES.items():
+        if PREFIX + name not in known:
+            pyspiel.register_game(game_type(cls.spec), cls)
