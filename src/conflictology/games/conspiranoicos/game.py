@@ -9,7 +9,7 @@ from typing import Any
 
 from conflictology.engine import ActionTable, Game, GameState, Rng, View
 
-from .cards import DECK_SIZE, load_deck
+from .cards import DECK_SIZE, bundled_decks, load_deck
 from .options import DEFAULT_OPTIONS, Options
 from .state import ConspiranoicosState, action_table_for
 from .views import determinize
@@ -28,6 +28,10 @@ class ConspiranoicosGame(Game):
 
     def default_options(self) -> dict[str, Any]:
         return copy.deepcopy(DEFAULT_OPTIONS)
+
+    def file_options(self) -> dict[str, list[str]]:
+        """``deck_file`` names a deck file; a server accepts only the decks bundled with the game."""
+        return {"deck_file": bundled_decks()}
 
     def new_game(
         self,
