@@ -12,7 +12,7 @@ import pytest
 
 from conflictology import IllegalAction
 from conflictology.engine import Rng
-from conflictology.games.conspiranoicos import GAME, ConspiranoicosState
+from conflictology.games.conspiranoicos import GAME, ConspiranoicosState, pyramid
 
 ALL = [
     "G0",
@@ -415,7 +415,7 @@ def test_passing_on_both_specials_and_an_opponent_holding_the_gnome() -> None:
 def test_face_up_slots_option_changes_what_specials_may_reach() -> None:
     # Every slot face up: nothing for Abduction to reach, so the Gnome Revelation's turn comes first.
     state = to_sort_evidence({"face_up_slots": [1, 2, 3, 4, 5, 6]})
-    assert state.phase == "gnome" and state.gnome_slots() == [1, 2, 3, 4, 5, 6]
+    assert state.phase == "gnome" and pyramid.gnome_slots(state) == [1, 2, 3, 4, 5, 6]
     # T reads a face-up card's single front symbol: I7 shows I, GA4 (two) its back A, AI3 its back I.
     assert state.view(0)["pyramid_symbols"]["T"] == ["I", "A", "I"]
     state = to_sort_evidence({"face_up_slots": []})
