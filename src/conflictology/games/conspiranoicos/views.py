@@ -17,14 +17,109 @@ state from it, sampling only the unseen cards (respecting the backs shown) and t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, Required, TypedDict, cast
 
 from conflictology.engine import View
 
-from .options import PYRAMID_SLOTS
+from .cards import CardData
+from .options import PYRAMID_SLOTS, OptionValues
 from .pyramid import abduct_slots, gnome_slots, pyramid_symbols, shown_symbol, slot_face_up
 from .rules import waiting_for
 from .state import ABDUCT, BUILD, COLLECT, GNOME, KEEP, OVER, PLAY, SEND, TO_PYRAMID, State
+
+
+# The shape of a view, for readers that want it typed (bots, renderers): ``read_view`` gives it.
+class PlayerView(TypedDict):
+    seat: int
+    hand: list[str] | int  # one's own: card ids; another's: backs, or a count while rows are built
+    zone: list[str]
+    draw: int  # cards left in the draw deck
+    row: list[str] | int  # one's own (or every row once over): card ids; another's: a count
+    evidence: list[str] | None  # Sort Evidence: hand and row, in deck order; else null
+
+
+class MoveView(TypedDict):
+    card: str
+    to: str  # "pyramid" or "zone"
+    zone: int | None
+    by: int | None  # the seat that chose it; null for the last card or a random placement
+
+
+class TableView(TypedDict):
+    plays: list[str | None]  # a card id, a back while hidden, or null
+    revealed: bool
+    winner: int | None
+    decided_by: str | None
+    sent_to: str | None
+    remaining: list[str]
+    moves: list[MoveView]
+
+
+class SlotView(TypedDict):
+    slot: int
+    back: str
+    face_up: bool
+    card: str | None  # null while face down (but to the Abduction holder deciding)
+    seen: str
+    shows: str | None  # the symbol it counts as, in Sort Evidence
+
+
+class PendingView(TypedDict, total=False):
+    phase: Required[str]
+    awaiting: Required[list[int]]
+    submitted: list[bool]  # play
+    final_challenge: bool  # play
+    winner: int  # send, keep
+    loser: int  # send, keep
+    cards: list[str]  # send, keep
+    holder: int  # abduct, gnome
+    slots: list[int]  # abduct, gnome
+    placed: list[int]  # build
+
+
+class SymbolsView(TypedDict):
+    T: list[str]
+    S: str
+
+
+class SwapView(TypedDict):
+    special: str
+    seat: int
+    slot: int
+    card: str
+
+
+class ConspiranoicosView(TypedDict):
+    game: str
+    you: int | None
+    phase: str
+    round: int
+    challenge: str | None
+    challenge_deck: int
+    final_challenge: str | None
+    final_winner: int | None
+    players: list[PlayerView]
+    table: TableView
+    pyramid: list[SlotView | None]
+    pyramid_symbols: SymbolsView | None
+    swaps: list[SwapView]
+    gained: list[str]
+    pending: PendingView | None
+    options: OptionValues
+    deck: str
+    cards: list[CardData]
+    log: list[dict[str, Any]]
+    scores: NotRequired[list[int]]
+    score_detail: NotRequired[dict[str, Any]]
+    winners: NotRequired[list[int]]
+
+
+def read_view(view: View) -> ConspiranoicosView:
+    """A Conspiranoicos view (a seat's or a spectator's, as ``view()`` gives it), typed; anything
+    else raises ``ValueError``."""
+    if view.get("game") != "conspiranoicos":
+        raise ValueError(f"not a Conspiranoicos view: game={view.get('game')!r}")
+    return cast(ConspiranoicosView, view)
 
 
 def build_view(st: State, seat: int | None) -> View:
@@ -37,7 +132,7 @@ def build_view(st: State, seat: int | None) -> View:
     # placed and, beside the public evidence, tell which card went down (rulings "Sort Evidence").
     building = phase is BUILD
 
-    players: list[dict[str, Any]] = []
+    players: list[PlayerView] = []
     for p in (0, 1):
         mine = seat == p
         hand = st.hands[p]
@@ -63,7 +158,7 @@ def build_view(st: State, seat: int | None) -> View:
             plays.append(None)
         else:
             plays.append(ids[c] if revealed or seat == p else backs[c])
-    table = {
+    table: TableView = {
         "plays": plays,
         "revealed": revealed,
         "winner": st.winner if st.winner >= 0 else None,
@@ -82,7 +177,7 @@ def build_view(st: State, seat: int | None) -> View:
     }
 
     looking = phase is ABDUCT and seat == st.holder  # Abduction: "reveal the three cards" to its holder
-    pyramid: list[dict[str, Any] | None] = []
+    pyramid: list[SlotView | None] = []
     for k in range(PYRAMID_SLOTS):
         if k >= len(st.pyramid):
             pyramid.append(None)
@@ -100,7 +195,7 @@ def build_view(st: State, seat: int | None) -> View:
             }
         )
 
-    pending: dict[str, Any] | None
+    pending: PendingView | None
     awaiting = waiting_for(st)
     if phase is PLAY:
         pending = {
@@ -130,7 +225,7 @@ def build_view(st: State, seat: int | None) -> View:
         pending = None
 
     t_s = pyramid_symbols(st) if sorting else None
-    view: View = {
+    view: ConspiranoicosView = {
         "game": "conspiranoicos",
         "you": seat,
         "phase": phase.value,
@@ -158,4 +253,4 @@ def build_view(st: State, seat: int | None) -> View:
         view["scores"] = list(st.result.totals)
         view["score_detail"] = st.result.detail()
         view["winners"] = list(st.result.winners)
-    return view
+    return cast(View, view)
