@@ -1,7 +1,8 @@
 """The rules of Conspiranoicos as functions over a :class:`~.state.State`: the deal, who is awaited
-and what they may do, and applying an action — Collect Evidence (a round: the plays, the challenge
-card, ties, sending to the Pyramid or a scoring zone, the Final Challenge), then Sort Evidence
-(Abduction, the Gnome Revelation, arranging the rows) and the score.
+and what they may do, applying an action, and Collect Evidence (a round: the plays, the challenge
+card, ties, sending to the Pyramid or a scoring zone, the Final Challenge). Sort Evidence (Abduction,
+the Gnome Revelation, arranging the rows, the score) is ``sorting.py``; what the Pyramid shows,
+``pyramid.py``.
 
 Every function that applies an action checks it first and changes nothing when it is illegal. Phases
 are compared by identity (a state's phase is always a :class:`~.state.Phase` member): this is the
@@ -15,9 +16,11 @@ from typing import Any, TypeVar
 
 from conflictology.engine import Action, ActionTable, IllegalAction, Rng
 
+from . import sorting
 from .cards import CHALLENGES, Deck
+from .log import record, seat_name
 from .options import Options
-from .pyramid import abduct_slots, compute_score, gnome_slots
+from .pyramid import abduct_slots, gnome_slots
 from .state import (
     ABDUCT,
     BUILD,
@@ -62,10 +65,6 @@ def action_table_for(deck: Deck) -> ActionTable:
 _tables: dict[str, ActionTable] = {}
 
 
-def _seat_name(seat: int) -> str:
-    return f"Seat {seat}"
-
-
 def deal(cls: type[S], deck: Deck, opts: Options, order: list[int], rng: Rng) -> S:
     """A new game from a stacked order of card indices (contract: deck[0:6] seat 0's draw deck,
     deck[6:12] seat 1's, deck[12:17] the challenge deck in reveal order, deck[17] the Final
@@ -98,17 +97,17 @@ def deal(cls: type[S], deck: Deck, opts: Options, order: list[int], rng: Rng) ->
     st.result = None
     st.challenge = -1
     ids = deck.ids
-    _log(st, {"type": "setup", "text": "Each player draws two cards from their own draw deck."})
+    record(st, {"type": "setup", "text": "Each player draws two cards from their own draw deck."})
     for seat in (0, 1):
         for _ in range(OPENING_HAND):
             st.hands[seat].append(st.draws[seat].pop(0))
-        _log(
+        record(
             st,
             {
                 "type": "opening_hand",
                 "seat": seat,
                 "cards": [ids[c] for c in st.hands[seat]],
-                "text": f"{_seat_name(seat)}'s opening hand: {', '.join(ids[c] for c in st.hands[seat])}.",
+                "text": f"{seat_name(seat)}'s opening hand: {', '.join(ids[c] for c in st.hands[seat])}.",
             },
             to=seat,
         )
@@ -178,7 +177,7 @@ def timeout_action(st: State, seat: int) -> Action:
     play, the challenge card, in that order) and passes on a special card."""
     phase = st.phase
     if type(seat) is not int or seat not in waiting_for(st):
-        raise IllegalAction(f"{_seat_name(seat)} is not awaited")
+        raise IllegalAction(f"{seat_name(seat)} is not awaited")
     ids = st.deck.ids
     if phase in (PLAY, BUILD):
         return {"type": "play" if phase is PLAY else "place", "card": ids[st.hands[seat][0]]}
@@ -218,7 +217,7 @@ def apply(st: State, seat: int, action: Mapping[str, Any]) -> None:
             f"a {kind!r} action has exactly the fields {', '.join(sorted(keys))}, got {dict(action)!r}"
         )
     if seat not in waiting_for(st):
-        raise IllegalAction(f"{_seat_name(seat)} is not awaited now (awaiting {waiting_for(st)})")
+        raise IllegalAction(f"{seat_name(seat)} is not awaited now (awaiting {waiting_for(st)})")
     if phase is PLAY:
         _play(st, seat, _card(st, action, "play"))
     elif phase is SEND:
@@ -226,11 +225,11 @@ def apply(st: State, seat: int, action: Mapping[str, Any]) -> None:
     elif phase is KEEP:
         _keep(st, seat, _card(st, action, "keep"))
     elif phase is BUILD:
-        _place(st, seat, _card(st, action, "place"))
+        sorting.place(st, seat, _card(st, action, "place"))
     elif kind == "pass":
-        _pass(st, seat)
+        sorting.pass_special(st, seat)
     else:
-        _swap(st, seat, action["slot"])
+        sorting.swap(st, seat, action["slot"])
 
 
 # -- Collect Evidence
@@ -247,7 +246,7 @@ def _start_round(st: State) -> None:
         c = st.cdeck.pop(0)
         st.challenge = c
         card = st.deck.cards[c]
-        _log(
+        record(
             st,
             {
                 "type": "challenge",
@@ -259,7 +258,7 @@ def _start_round(st: State) -> None:
         )
     else:
         st.challenge = -1
-        _log(
+        record(
             st,
             {
                 "type": "final_round",
@@ -272,16 +271,16 @@ def _start_round(st: State) -> None:
 def _play(st: State, seat: int, c: int) -> None:
     hand = st.hands[seat]
     if c not in hand:
-        raise IllegalAction(f"{_seat_name(seat)} cannot play {st.deck.ids[c]}: not in their hand")
+        raise IllegalAction(f"{seat_name(seat)} cannot play {st.deck.ids[c]}: not in their hand")
     hand.remove(c)
     st.plays[seat] = c
-    _log(
+    record(
         st,
         {
             "type": "submit",
             "seat": seat,
             "back": st.deck.backs[c],
-            "text": f"{_seat_name(seat)} submits a card (back {st.deck.backs[c]}).",
+            "text": f"{seat_name(seat)} submits a card (back {st.deck.backs[c]}).",
         },
     )
     if st.plays[1 - seat] >= 0:
@@ -298,14 +297,14 @@ def _resolve(st: State) -> None:
         st.final_revealed = True
         st.challenge = st.final
     ch = st.challenge
-    _log(
+    record(
         st,
         {
             "type": "reveal",
             "round": st.round,
             "challenge": ids[ch],
             "plays": [ids[p0], ids[p1]],
-            "text": f"Revealed: {_seat_name(0)} plays {ids[p0]}, {_seat_name(1)} plays {ids[p1]}"
+            "text": f"Revealed: {seat_name(0)} plays {ids[p0]}, {seat_name(1)} plays {ids[p1]}"
             + (f"; the Final Challenge is {ids[ch]} (value {deck.values[ch]})." if final else "."),
         },
     )
@@ -318,14 +317,14 @@ def _resolve(st: State) -> None:
     st.winner = winner
     if final:
         st.final_winner = winner  # the Final Challenge point (rulings "A round", round 6)
-    _log(
+    record(
         st,
         {
             "type": "round_winner",
             "round": st.round,
             "seat": winner,
             "by": how,
-            "text": f"{_seat_name(winner)} wins the round: {reason}."
+            "text": f"{seat_name(winner)} wins the round: {reason}."
             + (" They score the Final Challenge point." if final else ""),
         },
     )
@@ -389,7 +388,7 @@ def _random_placement(st: State, reason: str) -> None:
     st.zones[1].append(cards[2])
     st.moves = [(cards[0], -1, -1), (cards[1], 0, -1), (cards[2], 1, -1)]
     st.remaining = []
-    _log(
+    record(
         st,
         {
             "type": "random_placement",
@@ -398,8 +397,8 @@ def _random_placement(st: State, reason: str) -> None:
             "slot": len(st.pyramid),
             "zones": [ids[cards[1]], ids[cards[2]]],
             "text": f"Still tied ({reason}): the cards are placed at random: {ids[cards[0]]} to the "
-            f"Pyramid (slot {len(st.pyramid)}), {ids[cards[1]]} to {_seat_name(0)}'s zone, "
-            f"{ids[cards[2]]} to {_seat_name(1)}'s zone."
+            f"Pyramid (slot {len(st.pyramid)}), {ids[cards[1]]} to {seat_name(0)}'s zone, "
+            f"{ids[cards[2]]} to {seat_name(1)}'s zone."
             + (" Nobody wins the Final Challenge point." if st.round == ROUNDS else ""),
         },
     )
@@ -422,7 +421,7 @@ def _send(st: State, seat: int, c: int, to: Any) -> None:
         st.zones[seat].append(c)
         st.moves.append((c, seat, seat))
         where = "their zone"
-    _log(
+    record(
         st,
         {
             "type": "send",
@@ -430,7 +429,7 @@ def _send(st: State, seat: int, c: int, to: Any) -> None:
             "card": cid,
             "to": to,
             "slot": len(st.pyramid) if to == TO_PYRAMID else None,
-            "text": f"{_seat_name(seat)} sends {cid} to {where}.",
+            "text": f"{seat_name(seat)} sends {cid} to {where}.",
         },
     )
     st.phase = KEEP
@@ -454,18 +453,18 @@ def _keep(st: State, seat: int, c: int) -> None:
     else:
         st.zones[winner].append(last)
         st.moves.append((last, winner, -1))
-        where = f"{_seat_name(winner)}'s zone"
+        where = f"{seat_name(winner)}'s zone"
         to, slot, owner = TO_ZONE, None, winner
-    _log(
+    record(
         st,
         {
             "type": "keep",
             "seat": seat,
             "card": ids[c],
-            "text": f"{_seat_name(seat)} keeps {ids[c]} in their zone.",
+            "text": f"{seat_name(seat)} keeps {ids[c]} in their zone.",
         },
     )
-    _log(
+    record(
         st,
         {
             "type": "rest",
@@ -486,22 +485,22 @@ def _end_round(st: State) -> None:
         if st.draws[seat]:
             c = st.draws[seat].pop(0)
             st.hands[seat].append(c)
-            _log(
+            record(
                 st,
                 {
                     "type": "draw",
                     "seat": seat,
                     "back": backs[c],
-                    "text": f"{_seat_name(seat)} draws a card (back {backs[c]}).",
+                    "text": f"{seat_name(seat)} draws a card (back {backs[c]}).",
                 },
             )
-            _log(
+            record(
                 st,
                 {
                     "type": "drew",
                     "seat": seat,
                     "card": ids[c],
-                    "text": f"{_seat_name(seat)} draws {ids[c]}.",
+                    "text": f"{seat_name(seat)} draws {ids[c]}.",
                 },
                 to=seat,
             )
@@ -509,186 +508,7 @@ def _end_round(st: State) -> None:
         st.round += 1
         _start_round(st)
     else:
-        _start_sort_evidence(st)
-
-
-# -- Sort Evidence
-def _start_sort_evidence(st: State) -> None:
-    """Rulebook "Sort Evidence Phase": the zones go back to hand; rulings: the face-up slots turn."""
-    st.challenge = -1
-    st.plays = [-1, -1]
-    st.remaining = []
-    st.moves = []
-    st.winner = -1
-    st.decided = ""
-    st.sent_to = ""
-    for seat in (0, 1):
-        st.hands[seat] = st.zones[seat]
-        st.zones[seat] = []
-    face_up = [k + 1 for k in range(len(st.pyramid)) if st.opts.face_up[k]]
-    ids = st.deck.ids
-    _log(
-        st,
-        {
-            "type": "sort_evidence",
-            "face_up": face_up,
-            "cards": [ids[st.pyramid[k - 1]] for k in face_up],
-            "text": "Sort Evidence: each player takes the cards of their zone into hand; Pyramid "
-            + (
-                f"slot(s) {', '.join(map(str, face_up))} turn face up ("
-                + ", ".join(ids[st.pyramid[k - 1]] for k in face_up)
-                + ")."
-                if face_up
-                else "cards all stay face down."
-            ),
-        },
-    )
-    st.phase = BUILD  # Collect Evidence is over: the chosen slots are face up from now on
-    _next_special(st, ABDUCT)
-
-
-def _holding(st: State, card: int) -> int:
-    if card < 0 or card in st.gained:
-        return -1  # the warning clause: a special card gained by a swap has no effect
-    for seat in (0, 1):
-        if card in st.hands[seat]:
-            return seat
-    return -1
-
-
-def _next_special(st: State, stage: Phase) -> None:
-    """Rulebook: the Abduction holder may act, then the Gnome Revelation holder; then the rows."""
-    if stage is ABDUCT:
-        holder = _holding(st, st.deck.abduction)
-        if holder >= 0 and abduct_slots(st):
-            st.phase, st.holder = ABDUCT, holder
-            return
-    holder = _holding(st, st.deck.gnome) if stage in (ABDUCT, GNOME) else -1
-    if holder >= 0 and gnome_slots(st):
-        st.phase, st.holder = GNOME, holder
-        return
-    st.phase, st.holder = BUILD, -1
-
-
-def _pass(st: State, seat: int) -> None:
-    phase = st.phase
-    title = "Abduction" if phase is ABDUCT else "Gnome Revelation"
-    _log(
-        st,
-        {
-            "type": "pass",
-            "seat": seat,
-            "special": "abduction" if phase is ABDUCT else "gnome_revelation",
-            "text": f"{_seat_name(seat)} does not use {title}.",
-        },
-    )
-    _next_special(st, GNOME if phase is ABDUCT else BUILD)
-
-
-def _swap(st: State, seat: int, slot: Any) -> None:
-    phase = st.phase
-    allowed = abduct_slots(st) if phase is ABDUCT else gnome_slots(st)
-    if not isinstance(slot, int) or isinstance(slot, bool) or slot not in allowed:
-        kind = "face-down" if phase is ABDUCT else "face-up"
-        raise IllegalAction(f"'slot' must be a {kind} Pyramid slot ({allowed}), got {slot!r}")
-    deck = st.deck
-    special = deck.abduction if phase is ABDUCT else deck.gnome
-    k = slot - 1
-    taken = st.pyramid[k]
-    st.pyramid[k] = special
-    hand = st.hands[seat]
-    hand.remove(special)
-    hand.append(taken)
-    st.gained.append(taken)
-    kind = "abduction" if phase is ABDUCT else "gnome_revelation"
-    st.swaps.append((kind, seat, slot, special, taken))
-    ids = deck.ids
-    if phase is ABDUCT:
-        text = (
-            f"{_seat_name(seat)} uses Abduction: looks at the face-down Pyramid cards and swaps "
-            f"Abduction for {ids[taken]} (slot {slot}), which goes back face down."
-        )
-    else:
-        st.gnome_slot = k
-        text = (
-            f"{_seat_name(seat)} reveals the Gnome Revelation: it takes the place of {ids[taken]} "
-            f"in Pyramid slot {slot} and counts as a Gnome symbol there."
-        )
-    if deck.specials[taken] is not None:
-        text += f" {ids[taken]} was gained by a swap: its effect may not be used."
-    _log(
-        st,
-        {
-            "type": "abduct" if phase is ABDUCT else "reveal_gnome",
-            "seat": seat,
-            "slot": slot,
-            "card": ids[taken],
-            "text": text,
-        },
-    )
-    _next_special(st, GNOME if phase is ABDUCT else BUILD)
-
-
-def _place(st: State, seat: int, c: int) -> None:
-    hand = st.hands[seat]
-    if c not in hand:
-        raise IllegalAction(f"{_seat_name(seat)} cannot place {st.deck.ids[c]}: not in their hand")
-    hand.remove(c)
-    row = st.rows[seat]
-    row.append(c)
-    _log(
-        st,
-        {
-            "type": "place",
-            "seat": seat,
-            "count": len(row),
-            "text": f"{_seat_name(seat)} places a card in their row ({len(row)}).",
-        },
-    )
-    if not st.hands[0] and not st.hands[1]:
-        _finish(st)
-
-
-def _finish(st: State) -> None:
-    st.phase = OVER
-    st.holder = -1
-    st.result = res = compute_score(st)
-    ids = st.deck.ids
-    rows = [[ids[c] for c in st.rows[s]] for s in (0, 1)]
-    _log(
-        st,
-        {
-            "type": "rows",
-            "rows": rows,
-            "text": "Both rows are revealed: "
-            + "; ".join(f"{_seat_name(s)}: {' '.join(rows[s])}" for s in (0, 1))
-            + ".",
-        },
-    )
-    how = {
-        "points": "on points",
-        "final_challenge": "tied on points; the Final Challenge breaks the tie",
-        "all_seeing_eye": "tied on points; the All-Seeing Eye breaks the tie",
-        "shared": "tied on points with no tie-break: a shared victory",
-    }[res.decided_by]
-    _log(
-        st,
-        {
-            "type": "result",
-            "scores": list(res.totals),
-            "winners": list(res.winners),
-            "decided_by": res.decided_by,
-            "text": f"Scores: {_seat_name(0)} {res.totals[0]}, {_seat_name(1)} {res.totals[1]}. "
-            f"{' and '.join(_seat_name(s) for s in res.winners)} "
-            f"{'win' if len(res.winners) > 1 else 'wins'} ({how}).",
-        },
-    )
-
-
-def _log(st: State, entry: dict[str, Any], to: int | None = None) -> None:
-    if to is not None:
-        entry["private"] = to  # a private entry, shown only to that seat
-    st.log.append(entry)
+        sorting.start(st)
 
 
 # Per phase: the action types accepted and their exact fields.
