@@ -9,7 +9,7 @@ the view leaves unaccounted for, and the random generator afresh.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from conflictology.engine import Rng, View
 
@@ -34,7 +34,7 @@ def deck_from_view(view: View) -> Deck:
     return deck
 
 
-_last_catalogue: dict[str, tuple[Any, Any, Deck]] = {}
+_last_catalogue: dict[str, tuple[object, object, Deck]] = {}  # (catalogue, deck name, deck)
 
 
 def determinize(cls: type[S], view: View, rng: Rng) -> S:
