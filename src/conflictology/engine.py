@@ -257,6 +257,14 @@ class Game(ABC):
         hidden cards overrides it."""
         return state.view(None)
 
+    def file_options(self) -> dict[str, list[str]]:
+        """The rule options whose value names a file, each with the bundled names a server accepts
+        for it (a Conspiranoicos ``deck_file``: its bundled decks). The engine itself opens any path
+        such an option gives (the command line and the library may load their own files); a server
+        must refuse everything but the names listed here, so a remote player never makes it read one
+        of its files. None by default: a game without file options."""
+        return {}
+
     def figures(self, state: GameState) -> list[dict[str, int]]:
         """Per seat, the figures a standing table adds up for this game once it is over (bluffs
         caught, points…): whole numbers under names in the game's own words. None by default."""

@@ -9,6 +9,7 @@ only in what X cannot know) gives X the identical view and the same legal action
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from collections.abc import Iterator
@@ -251,6 +252,27 @@ def test_new_game_refuses_bad_arguments(game: Game) -> None:
         game.new_game(players=game.min_players, seed=1, deck=["not-a-card"] * 18)
     with pytest.raises(ValueError):
         game.new_game(players=game.min_players, seed=1, deck=[])
+
+
+def test_file_options_name_real_options_and_each_bundled_name_starts_a_game(game: Game) -> None:
+    """``file_options`` (what a server lets a remote player name) lists options of the game, and every
+    bundled name it allows is one the game itself accepts."""
+    file_options = game.file_options()
+    assert isinstance(file_options, dict)
+    defaults = game.default_options()
+    for key, allowed in file_options.items():
+        assert key in defaults, f"{key!r} is not an option of {game.name}"
+        assert isinstance(allowed, list) and all(isinstance(n, str) and n for n in allowed)
+        for bundled in allowed:
+            state = game.new_game(players=game.min_players, seed=1, options={key: bundled})
+            assert state.waiting_for()
+
+
+def test_module_name_names_each_game_and_refuses_an_unknown_one() -> None:
+    for name in games.names():
+        assert importlib.import_module(games.module_name(name)).GAME is games.get(name)
+    with pytest.raises(ValueError, match="unknown game"):
+        games.module_name("chess")
 
 
 def test_action_table_is_fixed_and_invertible(game: Game) -> None:

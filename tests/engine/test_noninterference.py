@@ -33,7 +33,8 @@ from conflictology import games
 from conflictology.engine import Game, GameState
 from conflictology.games.capitol import GAME as CAPITOL
 from conflictology.games.conspiranoicos import GAME as CONSPIRANOICOS
-from conflictology.games.conspiranoicos.state import BUILD, COLLECT, PLAY, ConspiranoicosState
+from conflictology.games.conspiranoicos import ConspiranoicosState
+from conflictology.games.conspiranoicos.state import BUILD, COLLECT, PLAY
 
 Scrambler = Callable[[GameState, int | None, random.Random], GameState]
 

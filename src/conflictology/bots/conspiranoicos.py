@@ -26,15 +26,25 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from conflictology.bots import Bot
+from conflictology.bots import Bot, BotFactory
 from conflictology.bots.ismcts import ISMCTSBot, SearchPolicy
 from conflictology.engine import Action, Game, GameState, View
-from conflictology.games.conspiranoicos import scoring
+from conflictology.games.conspiranoicos import ConspiranoicosState, scoring
+from conflictology.games.conspiranoicos.state import COLLECT
+from conflictology.games.conspiranoicos.views import ConspiranoicosView, PendingView, PlayerView, read_view
 
 FACTIONS = ("G", "I", "A", "R")
 EYE = "all_seeing_eye"
 _HIGH = {"highest_value": True, "lowest_value": False, "most_symbols": True, "fewest_symbols": False}
+
+
+Measures3 = tuple[int, int, int]  # (sequence, run, triple): what the order of a row changes
+Measures5 = tuple[int, int, int, int, int]  # and (pairs, majority): see free_measures
+# cards, T, S, gained, any order
+FrontKey = tuple[tuple[str, ...], tuple[str, ...], str, tuple[str, ...], bool]
+MeasureKey = tuple[tuple[str, ...], tuple[str, ...], str]  # a zone's cards, T, S
 
 
 @dataclass(frozen=True)
@@ -50,7 +60,7 @@ class CardInfo:
 class Catalogue:
     """The deck's cards, from a view's ``cards`` list."""
 
-    def __init__(self, view: View) -> None:
+    def __init__(self, view: ConspiranoicosView) -> None:
         self.cards: dict[str, CardInfo] = {
             c["id"]: CardInfo(
                 c["id"], int(c["value"]), tuple(c["front"]), c["back"], c["challenge"], c["special"]
@@ -98,6 +108,36 @@ def _meets(code: str, c: CardInfo) -> bool:
     if code == "shows_own_back":
         return c.back in c.front
     return code[-1] in c.front
+
+
+def _me(view: ConspiranoicosView) -> int:
+    """The seat whose view it is (a bot decides from a player's own view, never a spectator's)."""
+    seat = view["you"]
+    if seat is None:
+        raise ValueError("a bot decides from a player's own view, not a spectator's")
+    return seat
+
+
+def _evidence(player: PlayerView) -> list[str]:
+    """A player's evidence, listed from Sort Evidence on (hand and row, in deck order)."""
+    evidence = player["evidence"]
+    if evidence is None:
+        raise ValueError(f"seat {player['seat']}'s evidence is listed only in Sort Evidence")
+    return list(evidence)
+
+
+def _cards(held: list[str] | int, what: str) -> list[str]:
+    """Card ids a view lists (a hand or a row the viewer may see), never a count of hidden cards."""
+    if isinstance(held, int):
+        raise ValueError(f"{what} is hidden from this view (only its size, {held}, is shown)")
+    return list(held)
+
+
+def _pending(view: ConspiranoicosView) -> PendingView:
+    pending = view["pending"]
+    if pending is None:
+        raise ValueError("no decision is pending: the game is over")
+    return pending
 
 
 # -- measures with the order free (Collect Evidence) ---------------------------------------------------
@@ -232,8 +272,8 @@ class ConspiranoicosHeuristic(Bot):
         self.noise = float(params.pop("noise", 0.0))
         self.worlds = int(params.pop("worlds", 12))
         super().__init__(game, seat, seed, **params)
-        self._front_cache: dict[Any, list[tuple[int, int, int]]] = {}
-        self._measure_cache: dict[Any, tuple[int, int, int, int, int]] = {}
+        self._front_cache: dict[FrontKey, list[Measures3]] = {}
+        self._measure_cache: dict[MeasureKey, Measures5] = {}
 
     def act(self, view: View, legal: list[Action]) -> Action:
         if len(legal) == 1:
@@ -241,29 +281,34 @@ class ConspiranoicosHeuristic(Bot):
         if self.noise and self.rng.random() < self.noise:
             return self.rng.choice(legal)
         kind = legal[0]["type"] if legal[0]["type"] != "pass" else legal[-1]["type"]
-        cat = Catalogue(view)
+        seen = read_view(view)
+        cat = Catalogue(seen)
         if len(self._measure_cache) > 50_000:
             self._measure_cache.clear()
         if kind == "place":
-            return self.place(cat, view, legal)
+            return self.place(cat, seen, legal)
         if kind in ("abduct", "reveal_gnome"):
-            return self.swap(cat, view, legal)
+            return self.swap(cat, seen, legal)
         if kind == "send":
-            return self.send(cat, view, legal)
+            return self.send(cat, seen, legal)
         if kind == "keep":
-            return self.keep(cat, view, legal)
+            return self.keep(cat, seen, legal)
         if kind == "play":
-            return self.play(cat, view, legal)
+            return self.play(cat, seen, legal, view)
         return legal[0]
 
     # -- Sort Evidence ------------------------------------------------------------------------------
-    def _sort_facts(self, view: View) -> tuple[list[str], str, list[str], bool, bool]:
-        sym = view["pyramid_symbols"] or {}
-        t = list(sym.get("T") or ["G", "G", "G"])
-        s = sym.get("S") or "G"
-        opts = view.get("options") or {}
-        return t, s, list(view.get("gained") or []), bool(opts.get("sequence_any_order")), bool(
-            opts.get("head_to_head_ties_score_both")
+    def _sort_facts(self, view: ConspiranoicosView) -> tuple[list[str], str, list[str], bool, bool]:
+        sym = view["pyramid_symbols"]
+        if sym is None:
+            raise ValueError("the Pyramid's symbols are shown only from Sort Evidence on")
+        opts = view["options"]
+        return (
+            list(sym["T"]),
+            sym["S"],
+            list(view["gained"]),
+            opts["sequence_any_order"],
+            opts["head_to_head_ties_score_both"],
         )
 
     def _opponent_front(
@@ -274,7 +319,7 @@ class ConspiranoicosHeuristic(Bot):
         s: str,
         gained: Sequence[str],
         any_order: bool,
-    ) -> list[tuple[int, int, int]]:
+    ) -> list[Measures3]:
         key = (tuple(sorted(cards)), tuple(t), s, tuple(sorted(gained)), any_order)
         front = self._front_cache.get(key)
         if front is None:
@@ -285,7 +330,7 @@ class ConspiranoicosHeuristic(Bot):
     def best_row(
         self,
         cat: Catalogue,
-        view: View,
+        view: ConspiranoicosView,
         prefix: Sequence[str],
         rest: Sequence[str],
         their_cards: Sequence[str],
@@ -296,12 +341,12 @@ class ConspiranoicosHeuristic(Bot):
         t0, s0, gained, any_order, ties_both = self._sort_facts(view)
         t = t0 if t is None else t
         s = s0 if s is None else s
-        me = view["you"]
+        me = _me(view)
         mine_cards = [*prefix, *rest]
         fixed_me = self._fixed(cat, mine_cards, t, s, gained)
         fixed_them = self._fixed(cat, their_cards, t, s, gained)
-        final_winner = view.get("final_winner")
-        fw = -1 if final_winner is None else int(final_winner)
+        final_winner = view["final_winner"]
+        fw = -1 if final_winner is None else final_winner
         eye_holder = -1
         for seat, cards in ((me, mine_cards), (1 - me, their_cards)):
             if any(cat[c].special == EYE for c in cards):
@@ -330,23 +375,23 @@ class ConspiranoicosHeuristic(Bot):
         syms = [cat.syms(c, s, gained) for c in cards]
         return scoring.pairs(syms, t)[0], scoring.majority(syms, s)
 
-    def place(self, cat: Catalogue, view: View, legal: list[Action]) -> Action:
-        me = view["you"]
+    def place(self, cat: Catalogue, view: ConspiranoicosView, legal: list[Action]) -> Action:
+        me = _me(view)
         mine = view["players"][me]
         theirs = view["players"][1 - me]
-        prefix = list(mine["row"])
+        prefix = _cards(mine["row"], "one's own row")
         rest = [a["card"] for a in legal]
-        order, _ = self.best_row(cat, view, prefix, rest, list(theirs["evidence"] or []))
+        order, _ = self.best_row(cat, view, prefix, rest, _evidence(theirs))
         nxt = order[len(prefix)]
         return next(a for a in legal if a["card"] == nxt)
 
-    def swap(self, cat: Catalogue, view: View, legal: list[Action]) -> Action:
+    def swap(self, cat: Catalogue, view: ConspiranoicosView, legal: list[Action]) -> Action:
         """Try each slot (and the pass) and keep the one whose hands score best with free orders."""
-        me = view["you"]
+        me = _me(view)
         pyramid = view["pyramid"]
         t, s, gained, _, _ = self._sort_facts(view)
-        mine = list(view["players"][me]["evidence"] or view["players"][me]["hand"])
-        theirs = list(view["players"][1 - me]["evidence"] or [])
+        mine = _evidence(view["players"][me])  # the holder's: its hand, the special card in it
+        theirs = _evidence(view["players"][1 - me])
         special = "abduction" if legal[0]["type"] == "abduct" or legal[-1]["type"] == "abduct" else "gnome"
         best: tuple[float, int, int] | None = None
         choice = legal[0]
@@ -354,8 +399,11 @@ class ConspiranoicosHeuristic(Bot):
             t2, s2, hand, g2 = list(t), s, list(mine), list(gained)
             if a["type"] != "pass":
                 k = int(a["slot"]) - 1
-                taken = pyramid[k]["card"] or pyramid[k]["seen"]
-                own = next(c for c in hand if (cat[c].special or "").startswith(special[:5]))
+                slot = pyramid[k]
+                if slot is None:
+                    raise ValueError(f"Pyramid slot {k + 1} is empty in Sort Evidence")
+                taken = slot["seen"]  # what both players saw go in (and ``card`` once face up)
+                own = next(c for c in hand if _special_of(cat, c).startswith(special[:5]))
                 hand.remove(own)
                 hand.append(taken)
                 g2.append(taken)
@@ -365,8 +413,8 @@ class ConspiranoicosHeuristic(Bot):
                     s2 = "G"  # a Gnome Revelation on top makes S a Gnome
             # The rows are not built yet: score both hands with every order free (fast; the exact
             # row search would cost two 720-order searches per option).
-            fw = view.get("final_winner")
-            fw = -1 if fw is None else int(fw)
+            final_winner = view["final_winner"]
+            fw = -1 if final_winner is None else final_winner
             m_me = free_measures(cat, hand, t2, s2, g2)
             m_them = free_measures(cat, theirs, t2, s2, g2)
             pa, pb = points(m_me, m_them, fw == me, fw == 1 - me)
@@ -379,7 +427,7 @@ class ConspiranoicosHeuristic(Bot):
         return choice
 
     # -- Collect Evidence ---------------------------------------------------------------------------
-    def _samples(self, view: View) -> list[tuple[list[str], str]]:
+    def _samples(self, view: ConspiranoicosView) -> list[tuple[list[str], str]]:
         """(T, S) fillings for the Pyramid symbols not known yet, drawn at random (fixed per decision);
         :meth:`_value` overrides them with the symbols the Pyramid already shows."""
         return [
@@ -389,13 +437,13 @@ class ConspiranoicosHeuristic(Bot):
     def _value(
         self,
         cat: Catalogue,
-        view: View,
+        view: ConspiranoicosView,
         zones: tuple[list[str], list[str]],
         pyramid: list[str],
         samples: list[tuple[list[str], str]],
     ) -> float:
         """The point difference (me − them) the zones would score with free orders, on average."""
-        me = view["you"]
+        me = _me(view)
         t_known = [cat[c].back for c in pyramid[:3]]
         s_known = None
         if len(pyramid) >= 6:
@@ -406,7 +454,7 @@ class ConspiranoicosHeuristic(Bot):
         for t, s in samples:
             tt = tuple(t_known + t[len(t_known):])
             ss = s_known or s
-            measured = []
+            measured: list[Measures5] = []
             for zone in (zones[me], zones[1 - me]):
                 key = (tuple(sorted(zone)), tt, ss)
                 m = cache.get(key)
@@ -421,7 +469,7 @@ class ConspiranoicosHeuristic(Bot):
     def _round_value(
         self,
         cat: Catalogue,
-        view: View,
+        view: ConspiranoicosView,
         winner: int,
         cards: Sequence[str],
         zones: tuple[list[str], list[str]],
@@ -429,7 +477,7 @@ class ConspiranoicosHeuristic(Bot):
         samples: list[tuple[list[str], str]],
     ) -> float:
         """The value (for this bot) of a round whose three ``cards`` the winner now shares out."""
-        me = view["you"]
+        me = _me(view)
         if winner < 0:  # a random placement: the average of the six
             vals = [
                 self._placed(cat, view, zones, pyramid, perm[0], perm[1], perm[2], samples)
@@ -457,7 +505,7 @@ class ConspiranoicosHeuristic(Bot):
     def _placed(
         self,
         cat: Catalogue,
-        view: View,
+        view: ConspiranoicosView,
         zones: tuple[list[str], list[str]],
         pyramid: list[str],
         to_pyramid: str,
@@ -468,16 +516,16 @@ class ConspiranoicosHeuristic(Bot):
         z = ([*zones[0], to_zone0], [*zones[1], to_zone1])
         return self._value(cat, view, z, [*pyramid, to_pyramid], samples)
 
-    def _board(self, view: View) -> tuple[tuple[list[str], list[str]], list[str]]:
+    def _board(self, view: ConspiranoicosView) -> tuple[tuple[list[str], list[str]], list[str]]:
         zones = (list(view["players"][0]["zone"]), list(view["players"][1]["zone"]))
         pyramid = [p["seen"] for p in view["pyramid"] if p]
         return zones, pyramid
 
-    def send(self, cat: Catalogue, view: View, legal: list[Action]) -> Action:
-        me = view["you"]
+    def send(self, cat: Catalogue, view: ConspiranoicosView, legal: list[Action]) -> Action:
+        me = _me(view)
         zones, pyramid = self._board(view)
         samples = self._samples(view)
-        cards = list(view["pending"]["cards"])
+        cards = list(_pending(view)["cards"])
         best: tuple[float, int] | None = None
         choice = legal[0]
         for i, a in enumerate(legal):
@@ -497,12 +545,12 @@ class ConspiranoicosHeuristic(Bot):
                 best, choice = key, a
         return choice
 
-    def keep(self, cat: Catalogue, view: View, legal: list[Action]) -> Action:
-        me = view["you"]
+    def keep(self, cat: Catalogue, view: ConspiranoicosView, legal: list[Action]) -> Action:
+        me = _me(view)
         zones, pyramid = self._board(view)
         samples = self._samples(view)
         cards = [a["card"] for a in legal]
-        sent_to = view["table"].get("sent_to")
+        sent_to = view["table"]["sent_to"]
 
         def value(y: str) -> float:
             # The winner's card is placed already; the last card goes where the winner's did not.
@@ -516,19 +564,21 @@ class ConspiranoicosHeuristic(Bot):
 
         return max(legal, key=lambda a: (value(a["card"]), a["card"]))
 
-    def play(self, cat: Catalogue, view: View, legal: list[Action]) -> Action:
-        me = view["you"]
+    def play(self, cat: Catalogue, view: ConspiranoicosView, legal: list[Action], raw: View) -> Action:
+        """``raw``: the view as given (``view`` typed), from which the worlds are drawn."""
+        me = _me(view)
         zones, pyramid = self._board(view)
         samples = self._samples(view)
-        final = bool(view["pending"].get("final_challenge"))
+        final = _pending(view)["final_challenge"]
         options = [a["card"] for a in legal]
         score = dict.fromkeys(options, 0.0)
         memo: dict[tuple[str, str, str], float] = {}
         for _ in range(self.worlds):
-            world = self.game.determinize(view, self.rng)
-            wv = world.view(1 - me)  # the sampled opponent's hand (a world, not the real game)
+            world = _world(self.game.determinize(raw, self.rng))
+            # The sampled opponent's hand (a world, not the real game), as that opponent sees it.
+            wv = read_view(world.view(1 - me))
             their_play = wv["table"]["plays"][1 - me]
-            theirs = [their_play] if their_play else list(wv["players"][1 - me]["hand"])
+            theirs = [their_play] if their_play else _cards(wv["players"][1 - me]["hand"], "a hand")
             ch = view["challenge"]
             if final or ch is None:
                 ch = _final_of(world)
@@ -549,15 +599,23 @@ class ConspiranoicosHeuristic(Bot):
         return next(a for a in legal if a["card"] == best)
 
 
-def _final_of(world: Any) -> str:
-    """The Final Challenge card of a sampled world (read from its JSON, the contract's full state)."""
-    import json
+def _world(state: GameState) -> ConspiranoicosState:
+    if not isinstance(state, ConspiranoicosState):
+        raise TypeError(f"a Conspiranoicos bot was handed a {type(state).__name__}")
+    return state
 
-    data = json.loads(world.to_json())
-    final = data.get("final")
-    if isinstance(final, str):
-        return final
-    raise ValueError("a sampled world without its Final Challenge")
+
+def _final_of(world: ConspiranoicosState) -> str:
+    """The Final Challenge card of a sampled world (a world knows it, face down or not)."""
+    if world.final < 0:
+        raise ValueError("a sampled world without its Final Challenge")
+    return world.deck.ids[world.final]
+
+
+def _special_of(cat: Catalogue, cid: str) -> str:
+    """A card's special kind, "" for a faction card."""
+    special = cat[cid].special
+    return "" if special is None else special
 
 
 def _ties_both(mine: Sequence[int], theirs: Sequence[int], a: int, b: int) -> tuple[int, int]:
@@ -569,7 +627,7 @@ def _ties_both(mine: Sequence[int], theirs: Sequence[int], a: int, b: int) -> tu
     return a, b
 
 
-def factory(**defaults: Any) -> Any:
+def factory(**defaults: Any) -> BotFactory:
     def make(game: Game, seat: int, seed: int | None = None, **params: Any) -> Bot:
         return ConspiranoicosHeuristic(game, seat, seed, **{**defaults, **params})
 
@@ -577,7 +635,6 @@ def factory(**defaults: Any) -> Any:
 
 
 SORT_DECISIONS = ("place", "abduct", "reveal_gnome")
-COLLECT_PHASES = ("play", "send", "keep")
 
 
 class ConspiranoicosSearch(SearchPolicy):
@@ -585,33 +642,39 @@ class ConspiranoicosSearch(SearchPolicy):
     search of the heuristic, and a playout stops when Collect Evidence ends, scored by the free-order
     measures of both hands (see :func:`free_measures`)."""
 
+    def __init__(self) -> None:
+        # Each search bot's own heuristic for Sort Evidence, made at its first such decision.
+        self._sort_helpers: WeakKeyDictionary[ISMCTSBot, ConspiranoicosHeuristic] = WeakKeyDictionary()
+
     def decide(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
         if not any(a["type"] in SORT_DECISIONS for a in legal):
             return None
-        helper = getattr(bot, "_sort_helper", None)
+        helper = self._sort_helpers.get(bot)
         if helper is None:
             helper = ConspiranoicosHeuristic(bot.game, bot.seat, seed=bot.rng.next64())
-            bot._sort_helper = helper  # type: ignore[attr-defined]
+            self._sort_helpers[bot] = helper
         return helper.act(view, legal)
 
     def cutoff(self, state: GameState) -> bool:
-        phase = getattr(state, "phase", None)
-        return phase is not None and phase not in COLLECT_PHASES
+        return _world(state).phase not in COLLECT
 
     def evaluate(self, state: GameState) -> list[float]:
         if state.is_over():
             return super().evaluate(state)
-        view = state.view(None)
+        # Only at the cut-off (Sort Evidence begun): the symbols and every evidence are public.
+        view = read_view(state.view(None))
         cat = _catalogue_for(view)
-        sym = view.get("pyramid_symbols") or {}
-        t = list(sym.get("T") or ["G", "G", "G"])
-        s = sym.get("S") or "G"
-        gained = list(view.get("gained") or [])
-        hands = [list(p["evidence"] or []) for p in view["players"]]
+        sym = view["pyramid_symbols"]
+        if sym is None:
+            raise ValueError("evaluate is asked at the cut-off, once Collect Evidence is over")
+        t = list(sym["T"])
+        s = sym["S"]
+        gained = list(view["gained"])
+        hands = [_evidence(p) for p in view["players"]]
         m0 = free_measures(cat, hands[0], t, s, gained)
         m1 = free_measures(cat, hands[1], t, s, gained)
-        fw = view.get("final_winner")
-        fw = -1 if fw is None else int(fw)
+        final_winner = view["final_winner"]
+        fw = -1 if final_winner is None else final_winner
         a, b = points(m0, m1, fw == 0, fw == 1)
         eye = next((p for p in (0, 1) if any(cat[c].special == EYE for c in hands[p])), -1)
         r0 = outcome(a, b, fw, 0, eye)
@@ -621,8 +684,8 @@ class ConspiranoicosSearch(SearchPolicy):
 _catalogues: dict[str, Catalogue] = {}
 
 
-def _catalogue_for(view: View) -> Catalogue:
-    key = view.get("deck") or ""
+def _catalogue_for(view: ConspiranoicosView) -> Catalogue:
+    key = view["deck"]
     cat = _catalogues.get(key)
     if cat is None or len(_catalogues) > 16:
         cat = _catalogues[key] = Catalogue(view)

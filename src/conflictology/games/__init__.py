@@ -23,14 +23,20 @@ def names() -> list[str]:
     return list(_PACKAGES)
 
 
+def module_name(name: str) -> str:
+    """The module that defines the game called ``name`` (what a fork server preloads); an unknown
+    name raises ``ValueError``."""
+    if name not in _PACKAGES:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(_PACKAGES)}")
+    return _PACKAGES[name]
+
+
 def get(name: str) -> Game:
     """The game called ``name``; an unknown name raises ``ValueError``."""
     game = _loaded.get(name)
     if game is not None:
         return game
-    if name not in _PACKAGES:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(_PACKAGES)}")
-    module = importlib.import_module(_PACKAGES[name])
+    module = importlib.import_module(module_name(name))
     game = module.GAME
     if not isinstance(game, Game):
         raise TypeError(f"{_PACKAGES[name]}.GAME is not a Game")

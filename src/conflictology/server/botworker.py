@@ -47,7 +47,7 @@ def worker_context() -> WorkerContext:
         context: WorkerContext
         if "forkserver" in multiprocessing.get_all_start_methods():
             context = multiprocessing.get_context("forkserver")
-            preload = [__name__, *(games._PACKAGES[name] for name in games.names())]
+            preload = [__name__, *(games.module_name(name) for name in games.names())]
             # Each worker runs the server's main module again (multiprocessing's rule: it must keep
             # its work under ``if __name__ == "__main__":``); imported once here, it costs a worker
             # only its own lines (``python -m conflictology.cli``, ``conflictology serve``).

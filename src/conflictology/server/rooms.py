@@ -8,7 +8,6 @@ operations with saving, broadcasting, timers and bots.
 
 from __future__ import annotations
 
-import importlib
 import secrets
 import time
 import uuid
@@ -118,17 +117,13 @@ def check_options_safe(options: Any, where: str = "options") -> None:
 
 def check_file_options(game_name: str, options: Mapping[str, Any]) -> None:
     """An option that names a file (``deck_file``…) may only name something bundled with the game
-    (its package's ``bundled_decks()``): the engine would otherwise open any path, even a bare file
+    (its ``Game.file_options()``): the engine would otherwise open any path, even a bare file
     name relative to the server's directory, on a remote player's say-so."""
+    file_options = games.get(game_name).file_options()
     for key, value in options.items():
-        if not (key.endswith("_file") or key.endswith("_path")) or value is None:
+        if not (key in file_options or key.endswith("_file") or key.endswith("_path")) or value is None:
             continue
-        allowed: list[str] = []
-        package = games._PACKAGES.get(game_name)
-        if package is not None:
-            listing = getattr(importlib.import_module(package), "bundled_decks", None)
-            if callable(listing):
-                allowed = list(listing())
+        allowed = file_options.get(key, [])
         if not isinstance(value, str) or value not in allowed:
             raise RoomError(
                 400,

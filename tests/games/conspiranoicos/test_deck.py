@@ -213,3 +213,9 @@ def test_the_rules_doc_deck_table_matches_the_bundled_deck() -> None:
         assert front.split() == (list(card.front) or ["—"])
         assert back == card.back
         assert challenge == card.challenge_text
+
+
+def test_file_options_offer_the_bundled_decks_for_deck_file_only() -> None:
+    # A server accepts only these names for deck_file; a path stays for the library and the CLI.
+    assert GAME.file_options() == {"deck_file": bundled_decks()}
+    assert "default" in GAME.file_options()["deck_file"]

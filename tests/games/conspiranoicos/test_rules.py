@@ -12,7 +12,10 @@ import pytest
 
 from conflictology import IllegalAction
 from conflictology.engine import Rng
-from conflictology.games.conspiranoicos import GAME, ConspiranoicosState
+from conflictology.games.conspiranoicos import GAME, ConspiranoicosState, pyramid, rules
+from conflictology.games.conspiranoicos.cards import load_deck
+from conflictology.games.conspiranoicos.options import Options
+from conflictology.games.conspiranoicos.state import State
 
 ALL = [
     "G0",
@@ -415,7 +418,7 @@ def test_passing_on_both_specials_and_an_opponent_holding_the_gnome() -> None:
 def test_face_up_slots_option_changes_what_specials_may_reach() -> None:
     # Every slot face up: nothing for Abduction to reach, so the Gnome Revelation's turn comes first.
     state = to_sort_evidence({"face_up_slots": [1, 2, 3, 4, 5, 6]})
-    assert state.phase == "gnome" and state.gnome_slots() == [1, 2, 3, 4, 5, 6]
+    assert state.phase == "gnome" and pyramid.gnome_slots(state) == [1, 2, 3, 4, 5, 6]
     # T reads a face-up card's single front symbol: I7 shows I, GA4 (two) its back A, AI3 its back I.
     assert state.view(0)["pyramid_symbols"]["T"] == ["I", "A", "I"]
     state = to_sort_evidence({"face_up_slots": []})
@@ -667,3 +670,32 @@ def test_a_whole_game_replayed_move_by_move_gives_the_recorded_log() -> None:
         replay = GAME.from_json(replay.to_json())
         act(replay, seat, kind, **fields)
     assert replay.to_json() == state.to_json()
+
+
+# ---------------------------------------------------------------- rules.py as functions over a state
+def test_the_rules_play_a_bare_state_as_the_game_does() -> None:
+    # The rules need only the fields (state.State): the GameState is a thin layer over them.
+    deck = load_deck(None)
+    order = [deck.index[c] for c in stack("", "")]
+    bare = rules.deal(State, deck, Options(None), order, Rng(7))
+    game = GAME.new_game(2, seed=7, deck=stack("", ""))
+    assert type(bare) is State and bare.to_json() == game.to_json()
+    while rules.waiting_for(bare):
+        seat = rules.waiting_for(bare)[0]
+        assert rules.legal_actions(bare, seat) == game.legal_actions(seat)
+        action = rules.timeout_action(bare, seat)
+        rules.apply(bare, seat, action)
+        game.apply(seat, action)
+        assert bare.to_json() == game.to_json()
+    assert game.is_over() and bare.result is not None and list(bare.result.totals) == game.scores()
+
+
+def test_an_illegal_action_names_what_the_phase_awaits_and_changes_nothing() -> None:
+    state = new(stack("", ""))
+    before = state.to_json()
+    with pytest.raises(IllegalAction, match=r"'place' is not an action now; the game awaits play"):
+        rules.apply(state, 0, {"type": "place", "card": "G0"})
+    with pytest.raises(IllegalAction, match="exactly the fields card, type"):
+        rules.apply(state, 0, {"type": "play"})
+    assert state.to_json() == before
+    assert rules.action_table_for(state.deck).size == 103

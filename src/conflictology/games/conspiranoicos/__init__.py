@@ -4,8 +4,8 @@
 """
 
 from .cards import Card, Deck, DeckError, bundled_decks, load_deck, parse_deck
-from .game import GAME, ConspiranoicosGame
-from .state import ConspiranoicosState
+from .game import GAME, ConspiranoicosGame, ConspiranoicosState
+from .state import Phase
 
 __all__ = [
     "GAME",
@@ -14,6 +14,7 @@ __all__ = [
     "ConspiranoicosState",
     "Deck",
     "DeckError",
+    "Phase",
     "bundled_decks",
     "load_deck",
     "parse_deck",

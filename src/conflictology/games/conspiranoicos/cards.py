@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 # The four factions; the rulebook names only the Gnomes, the rulings name the rest (G, I, A, R).
 FACTIONS: tuple[str, ...] = ("G", "I", "A", "R")
@@ -55,6 +55,19 @@ _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _BUNDLED_RE = re.compile(r"^[a-z0-9_-]+$")
 
 
+class CardData(TypedDict):
+    """A card's public data, as a view's ``cards`` catalogue lists it."""
+
+    id: str
+    name: str
+    value: int
+    front: list[str]
+    back: str
+    challenge: str
+    challenge_text: str
+    special: str | None
+
+
 class DeckError(ValueError):
     """A deck file that cannot be used; the message names the card and the field."""
 
@@ -73,7 +86,7 @@ class Card:
     def challenge_text(self) -> str:
         return CHALLENGES[self.challenge]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CardData:
         return {
             "id": self.id,
             "name": self.name,
@@ -126,7 +139,7 @@ class Deck:
         self.eye = find(ALL_SEEING_EYE)
         self._catalogue = [c.to_dict() for c in cards]
 
-    def catalogue(self) -> list[dict[str, Any]]:
+    def catalogue(self) -> list[CardData]:
         """Every card's public data (the deck's contents are public knowledge), a fresh copy."""
         return [{**c, "front": c["front"][:]} for c in self._catalogue]
 

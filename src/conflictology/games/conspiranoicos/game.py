@@ -1,18 +1,82 @@
-"""The Conspiranoicos game: options, the stacked deal, saves and determinization."""
+"""The Conspiranoicos game and its states behind the engine contract: options, the stacked deal,
+saves and determinization, each delegated to the module that holds it (``rules``, ``views``,
+``worlds``, ``replay``)."""
 
 from __future__ import annotations
 
 import copy
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from conflictology.engine import ActionTable, Game, GameState, Rng, View
+from conflictology.engine import Action, ActionTable, Game, GameState, Rng, View
 
-from .cards import DECK_SIZE, load_deck
+from . import pyramid, replay, rules, views, worlds
+from .cards import DECK_SIZE, bundled_decks, load_deck
 from .options import DEFAULT_OPTIONS, Options
-from .state import ConspiranoicosState, action_table_for
-from .views import determinize
+from .state import OVER, State
+
+
+class ConspiranoicosState(State, GameState):
+    """One game: the fields of :class:`~.state.State` under the engine's :class:`GameState`. The
+    methods are the contract's, each a call into the rules or the views."""
+
+    game: ClassVar[Game]
+
+    __slots__ = ()
+
+    @property
+    def num_players(self) -> int:
+        return 2
+
+    @property
+    def action_table(self) -> ActionTable:
+        """The action table of this game's deck (another deck file has other card ids)."""
+        return rules.action_table_for(self.deck)
+
+    def legal_action_indices(self, seat: int) -> list[int]:
+        table = rules.action_table_for(self.deck)
+        return [table.index(a) for a in rules.legal_actions(self, seat)]
+
+    def apply_index(self, seat: int, index: int) -> None:
+        rules.apply(self, seat, rules.action_table_for(self.deck).action(index))
+
+    def is_over(self) -> bool:
+        return self.phase is OVER
+
+    def winners(self) -> list[int]:
+        return list(self.result.winners) if self.result is not None else []
+
+    def scores(self) -> list[int]:
+        return list(self.result.totals) if self.result is not None else []
+
+    def waiting_for(self) -> list[int]:
+        return rules.waiting_for(self)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        return rules.legal_actions(self, seat)
+
+    def apply(self, seat: int, action: Mapping[str, Any]) -> None:
+        rules.apply(self, seat, action)
+
+    def decision_kind(self, seat: int) -> str:
+        return rules.decision_kind(self, seat)
+
+    def timeout_action(self, seat: int) -> Action:
+        return rules.timeout_action(self, seat)
+
+    def view(self, seat: int | None) -> View:
+        if seat is not None and (type(seat) is not int or seat not in (0, 1)):
+            raise ValueError(f"no seat {seat!r} at a table of two (a seat is 0 or 1, None for a spectator)")
+        return views.build_view(self, seat)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ConspiranoicosState:
+        """Rebuild a state saved by ``to_dict``; a malformed save raises ``ValueError``."""
+        st = cls.load(data)
+        if st.phase is OVER:
+            st.result = pyramid.compute_score(st)
+        return st
 
 
 class ConspiranoicosGame(Game):
@@ -24,10 +88,14 @@ class ConspiranoicosGame(Game):
     @property
     def action_table(self) -> ActionTable:
         """The table for the bundled default deck; a state's own ``action_table`` follows its deck."""
-        return action_table_for(load_deck(None))
+        return rules.action_table_for(load_deck(None))
 
     def default_options(self) -> dict[str, Any]:
         return copy.deepcopy(DEFAULT_OPTIONS)
+
+    def file_options(self) -> dict[str, list[str]]:
+        """``deck_file`` names a deck file; a server accepts only the decks bundled with the game."""
+        return {"deck_file": bundled_decks()}
 
     def new_game(
         self,
@@ -53,7 +121,7 @@ class ConspiranoicosGame(Game):
                     f"deck must be a permutation of the {DECK_SIZE} card ids: {', '.join(cards.ids)}"
                 )
             order = [cards.index[c] for c in deck]
-        return ConspiranoicosState.deal(cards, opts, order, rng)
+        return rules.deal(ConspiranoicosState, cards, opts, order, rng)
 
     def from_json(self, text: str) -> ConspiranoicosState:
         try:
@@ -65,19 +133,18 @@ class ConspiranoicosGame(Game):
         return ConspiranoicosState.from_dict(data)
 
     def open_view(self, state: GameState) -> View:
-        from . import replay
-
-        assert isinstance(state, ConspiranoicosState)
-        return replay.open_view(state)
+        return replay.open_view(self._own(state))
 
     def figures(self, state: GameState) -> list[dict[str, int]]:
-        from . import replay
-
-        assert isinstance(state, ConspiranoicosState)
-        return replay.figures(state)
+        return replay.figures(self._own(state))
 
     def determinize(self, view: View, rng: Rng) -> ConspiranoicosState:
-        return determinize(view, rng)
+        return worlds.determinize(ConspiranoicosState, view, rng)
+
+    def _own(self, state: GameState) -> ConspiranoicosState:
+        if not isinstance(state, ConspiranoicosState):
+            raise TypeError(f"not a Conspiranoicos state: {type(state).__name__}")
+        return state
 
 
 GAME = ConspiranoicosGame()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from conflictology.engine import check_options
 
@@ -19,6 +19,15 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     # An equal head-to-head award ("the longest", "the most", "the majority") scores for both.
     "head_to_head_ties_score_both": False,
 }
+
+
+class OptionValues(TypedDict):
+    """The options as saves and views carry them."""
+
+    deck_file: str | None
+    face_up_slots: list[int]
+    sequence_any_order: bool
+    head_to_head_ties_score_both: bool
 
 
 class Options:
@@ -66,7 +75,7 @@ class Options:
             hit = _cache[key] = cls(given)
         return hit
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> OptionValues:
         return {
             "deck_file": self.deck_file,
             "face_up_slots": list(self.face_up_slots),

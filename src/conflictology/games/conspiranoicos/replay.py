@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from conflictology.engine import View
 
-from .state import COLLECT, ConspiranoicosState
+from .state import COLLECT, State
 from .views import build_view
 
 
-def open_view(st: ConspiranoicosState) -> View:
+def open_view(st: State) -> View:
     view = build_view(st, None)
     ids = st.deck.ids
     for p, player in enumerate(view["players"]):
@@ -28,7 +28,7 @@ def open_view(st: ConspiranoicosState) -> View:
     return view
 
 
-def figures(st: ConspiranoicosState) -> list[dict[str, int]]:
+def figures(st: State) -> list[dict[str, int]]:
     """Per seat: ``points`` scored and ``final_challenges`` won (0 or 1)."""
     totals = list(st.result.totals) if st.result is not None else [0, 0]
     return [{"points": totals[p], "final_challenges": int(st.final_winner == p)} for p in (0, 1)]
