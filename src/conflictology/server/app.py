@@ -447,9 +447,9 @@ class Api:
                 "settings": msgspec.to_builtins(RoomSettings()),
                 # Each number of seconds a host may set: [least, most] (protocol.RoomSettings).
                 "settings_limits": {
-                    f.name: [f.type.ge, f.type.le]
-                    for f in msgspec.inspect.type_info(RoomSettings).fields  # type: ignore[attr-defined]
-                    if isinstance(f.type, msgspec.inspect.FloatType)
+                    f.name: [kind.ge, kind.le]
+                    for f in msgspec.structs.fields(RoomSettings)
+                    if isinstance(kind := msgspec.inspect.type_info(f.type), msgspec.inspect.FloatType)
                 },
                 "bot_delay": self.config.bot_delay,
                 "grace_seconds": self.config.grace_seconds,
