@@ -343,6 +343,8 @@ function standingsFor() {
 
 // ---- rendering -------------------------------------------------------------------------------------
 
+let headerKey = null;
+
 // Draws the header and the current screen (the only one built), keeping the focused control and
 // what is being typed in it across the redraw.
 function render() {
@@ -351,9 +353,16 @@ function render() {
   const focusKey = active && active.dataset ? active.dataset.k : null;
   const typing = active && active.tagName === 'INPUT' && active.type !== 'checkbox' && active.type !== 'radio'
     ? { value: active.value } : null;
-  clear(root);
   document.body.dataset.screen = state.screen;
-  root.appendChild(header(app));
+  // The header changes with the room, its game and the language only: kept otherwise.
+  const top = `${state.code || ''}|${(state.room && state.room.game) || ''}|${lang()}`;
+  if (top !== headerKey || !root.querySelector(':scope > header')) {
+    headerKey = top;
+    clear(root);
+    root.appendChild(header(app));
+  }
+  const old = root.querySelector(':scope > main');
+  if (old) old.remove();
   root.appendChild(h('main', { id: 'main', class: `screen-${state.screen}` }, SCREENS[state.screen](app)));
   if (state.screen === Screen.TABLE) table.markTimeouts(app);
   renderStatus(state);

@@ -25,7 +25,7 @@ export function render(app) {
     h('div', { class: 'row' },
       h('button', { type: 'button', class: 'secondary', 'data-k': 'copy-code', onclick: () => copy(state.code, t('lobby.code')) }, t('lobby.copyCode')),
       h('button', { type: 'button', class: 'secondary', 'data-k': 'copy-link', onclick: () => copy(link, t('lobby.link')) }, t('lobby.copyLink'))),
-    h('div', { class: 'qr', role: 'img', 'aria-label': t('lobby.qr') }, qrSvg(link)),
+    h('div', { class: 'qr', role: 'img', 'aria-label': t('lobby.qr') }, qrFor(link)),
     h('p', { class: 'link muted' }, link));
 
   const seatsPanel = h('section', { class: 'panel seats-panel', 'aria-labelledby': 'seats-h' },
@@ -98,4 +98,11 @@ function botAdder(app) {
     select, line,
     h('button', { type: 'button', class: 'secondary', 'data-k': 'add-bot',
       onclick: () => app.hostCall((api, token) => api.addBots(state.code, token, 1, select.value || undefined)) }, t('lobby.addBot')));
+}
+
+// The QR code is drawn once per link (every lobby message redraws the lobby).
+let qr = { link: null, node: null };
+function qrFor(link) {
+  if (qr.link !== link) qr = { link, node: qrSvg(link) };
+  return qr.node.cloneNode(true);
 }
