@@ -231,6 +231,10 @@ class Game(ABC):
     def default_options(self) -> dict[str, Any]:
         """Every rule option with its default value."""
 
+    def option_choices(self) -> dict[str, list[str]]:
+        """For each option whose value is a set of names, the names it may hold (a host's form)."""
+        return {}
+
     @abstractmethod
     def new_game(
         self,

@@ -433,6 +433,10 @@ class Api:
                     "bots": levels,
                     "default_level": default_level(game),
                     "mystery": mystery_pool(game),
+                    # The levels among `bots`, in their order (a client lists them first).
+                    "levels": [lv for lv in bots.LEVELS if lv in levels],
+                    # The names a set-valued option may hold (Capitol's steal_blockers).
+                    "choices": game.option_choices(),
                 }
             )
         return JSONResponse(
@@ -441,6 +445,12 @@ class Api:
                 "bots": list(offered),  # every game's, together
                 "default_level": bots.DEFAULT_LEVEL,
                 "settings": msgspec.to_builtins(RoomSettings()),
+                # Each number of seconds a host may set: [least, most] (protocol.RoomSettings).
+                "settings_limits": {
+                    f.name: [kind.ge, kind.le]
+                    for f in msgspec.structs.fields(RoomSettings)
+                    if isinstance(kind := msgspec.inspect.type_info(f.type), msgspec.inspect.FloatType)
+                },
                 "bot_delay": self.config.bot_delay,
                 "grace_seconds": self.config.grace_seconds,
                 # Where players open the game (share links, QR codes); null: the page's own origin.

@@ -64,6 +64,9 @@ class CapitolGame(Game):
     def default_options(self) -> dict[str, Any]:
         return {**data.DEFAULT_OPTIONS, "steal_blockers": []}
 
+    def option_choices(self) -> dict[str, list[str]]:
+        return {"steal_blockers": list(data.STEAL_BLOCKER_CHOICES)}
+
     def check_game_options(self, players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """The options merged over the defaults, each value checked (``ValueError`` if bad)."""
         merged = check_options(self.name, options, self.default_options())
