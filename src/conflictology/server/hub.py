@@ -29,9 +29,11 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from conflictology.server import master
 from conflictology.server.backend import BackendUnavailable, MemoryBackend, RoomBackend
 from conflictology.server.botpool import BotPool
 from conflictology.server.config import ServerConfig
+from conflictology.server.messages import Left, Reaction, ServerMessage, encode
 from conflictology.server.protocol import CreateRoom, RoomSettings
 from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code, seat_level
 from conflictology.server.security import TokenBucket
@@ -94,7 +96,8 @@ class Connection:
         self._refused += 1
         return self._refused > FLOOD_REFUSALS
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: ServerMessage | dict[str, Any]) -> None:
+        """``message``: one of messages.py's structs (a dict: app.py's, until it uses them)."""
         self.send_text(_encoder.encode(message).decode())
 
     def send_text(self, text: str) -> None:
@@ -162,7 +165,7 @@ class Hub:
         self._unshown: list[Room] = []
         self._shown: dict[str, Room] = {}
         # The texts of the last broadcast, per room: (version, connected seats, {seat or None: text}).
-        self._texts: dict[str, tuple[int, frozenset[int], dict[int | None, str]]] = {}
+        self._texts = master.Texts()
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = random.Random()
         self._spectators: dict[str, int] = {}  # spectator sockets per client address
@@ -552,19 +555,15 @@ class Hub:
             return
         connected = self.connected_seats(room)
         info = room.info(connected)
-        table = room.table() if room.state is not None else None
-        cache: dict[int | None, str] = {}
-        self._texts[room.code] = (room.version, frozenset(connected), cache)
+        shared = master.table(room) if room.state is not None else None
+        cache = self._texts.fresh(room, connected)
         for conn in list(conns):
             idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
             if conn.seat_id is not None and (idx is None or room.seats[idx].left):
-                conn.send({"type": "left", "message": "you no longer hold a seat in this room"})
+                conn.send(Left())
                 conn.close()
                 continue
-            text = cache.get(idx)
-            if text is None:
-                text = cache[idx] = _encoder.encode(room.message_for(idx, connected, info, table)).decode()
-            conn.send_text(text)
+            conn.send_text(master.text_for(room, idx, connected, cache, info, shared))
 
     async def _schedule_latest(self, code: str) -> None:
         # Clocks and bots follow the room as it is now, not as it was last shown (an older seq would
@@ -625,7 +624,7 @@ class Hub:
             conns.discard(conn)
             if not conns:
                 del self.connections[conn.code]
-                self._texts.pop(conn.code, None)
+                self._texts.forget(conn.code)
                 if conn.code in self._watching:
                     self._watching.discard(conn.code)
                     with contextlib.suppress(BackendUnavailable):
@@ -645,14 +644,11 @@ class Hub:
         room = await self.room(conn.code)
         idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
         connected = self.connected_seats(room)
-        texts = self._texts.get(room.code)
-        if texts is not None and texts[0] == room.version and texts[1] == connected:
-            text = texts[2].get(idx)
-            if text is None:
-                text = texts[2][idx] = _encoder.encode(room.message_for(idx, connected)).decode()
-            conn.send_text(text)
+        cache = self._texts.current(room, connected)
+        if cache is not None:
+            conn.send_text(master.text_for(room, idx, connected, cache))
             return
-        conn.send(room.message_for(idx, connected))
+        conn.send(master.message_for(room, idx, connected))
 
     # ---- scheduling ------------------------------------------------------------------------------
 
@@ -778,9 +774,12 @@ class Hub:
         idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
         if idx is None or room.seats[idx].left:
             raise RoomError(403, "no_seat", "you no longer hold a seat in this room")
-        message = {"type": "reaction", "seat": idx, "emoji": emoji}
-        self._on_event(conn.code, message)
-        await self.backend.announce(conn.code, message)
+        reaction = Reaction(idx, emoji)
+        text = encode(reaction)
+        for other in list(self.connections.get(conn.code, ())):
+            other.send_text(text)
+        # The other processes' sockets: the backend carries plain JSON (it decodes it for _on_event).
+        await self.backend.announce(conn.code, msgspec.to_builtins(reaction))
 
     def _on_event(self, code: str, message: dict[str, Any]) -> None:
         text = _encoder.encode(message).decode()
@@ -882,7 +881,7 @@ class Hub:
                     self._unsaved.pop(code, None)
                     self._unshown = [r for r in self._unshown if r.code != code]
                     self._shown.pop(code, None)
-                    self._texts.pop(code, None)
+                    self._texts.forget(code)
                     await asyncio.to_thread(self.store.delete_room, code)
                 for task, _ in self.tasks.pop(code, {}).values():
                     task.cancel()

@@ -722,56 +722,7 @@ class Room:
         self.holds = []
         self.seq += 1
 
-    # ---- what each connection is sent ----------------------------------------------------------
-
-    def message_for(
-        self,
-        seat: int | None,
-        connected: set[int],
-        info: dict[str, Any] | None = None,
-        table: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """``info``: this room's info(connected), when the caller already has it (a broadcast
-        builds it once for every seat, with the table's clock stops and timeouts: ``table()``)."""
-        if info is None:
-            info = self.info(connected)
-        if self.status is RoomStatus.LOBBY or self.state is None:
-            # "you": the receiver's seat (None for a spectator); seats renumber when someone leaves.
-            return {"type": "lobby", "room": info, "you": seat}
-        state = self.state
-        view = state.view(seat)
-        legal = state.legal_actions(seat) if seat is not None and not self.seats[seat].left else []
-        msg: dict[str, Any] = {
-            "type": "state",
-            "seq": self.seq,
-            "view": view,
-            "legal": legal,
-            "deadline": self.deadline,
-            "timer": self.deadline_kind if self.deadline is not None else None,
-            "room": info,
-            **(table or self.table()),
-        }
-        if state.is_over():
-            msg["winners"] = state.winners()
-            if "winners" not in view:
-                view["winners"] = state.winners()
-        return msg
-
-    def table(self) -> dict[str, Any]:
-        """What a state message tells every seat alike about the clocks: timeouts, a pause, holds
-        (built once per broadcast: ``timeouts`` reads the game's whole action list)."""
-        return {
-            "timeouts": self.timeouts(),
-            "pause": self.pause_info(),
-            "holds": [i for i, s in enumerate(self.seats) if s.id in self.holds],
-        }
-
-    def timeouts(self, last: int = 20) -> list[dict[str, int]]:
-        """Whose clock ran out in this game, newest last: the state each timeout action made (``seq``)
-        and the seat. Public, as the clock was; the action itself is told by the game's log (an
-        action's own fields may be private: the cards an exchange keeps)."""
-        out = [{"seq": a["seq"], "seat": a["seat"]} for a in self.actions if a["by"] == "timeout"]
-        return out[-last:]
+    # ---- the archive ----------------------------------------------------------------------------
 
     def archive_record(self) -> dict[str, Any]:
         """The finished game, whole: initial deal, every action, final state (ruling: a finished
