@@ -240,7 +240,7 @@ def test_the_writer_outlives_a_view_that_fails(tmp_path: Path, monkeypatch: pyte
         await settle()
         assert [s["name"] for s in sockets["HEALTH"].sent[-1]["room"]["seats"]] == ["Host", "Cy"]
         assert stored_version(store, "BROKEN") == 2 and stored_version(store, "HEALTH") == 2
-        assert hub._writer is not None and not hub._writer.done()
+        assert hub.durability.writer is not None and not hub.durability.writer.done()
         await hub.stop()
 
     try:

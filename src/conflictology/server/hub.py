@@ -23,7 +23,6 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
@@ -33,6 +32,7 @@ from conflictology.server import master
 from conflictology.server.backend import BackendUnavailable, MemoryBackend, RoomBackend
 from conflictology.server.botpool import BotPool
 from conflictology.server.config import ServerConfig
+from conflictology.server.durability import SnapshotWriter
 from conflictology.server.messages import Left, Reaction, ServerMessage, encode
 from conflictology.server.protocol import CreateRoom, RoomSettings
 from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code, seat_level
@@ -47,24 +47,6 @@ _encoder = msgspec.json.Encoder()
 
 # Messages refused for their rate within 10 s after which a socket is closed as flooding.
 FLOOD_REFUSALS = 200
-
-# How often SQLite's write-ahead log is copied into the database file (while there are writes).
-CHECKPOINT_SECONDS = 2.0
-
-# Game ids remembered as archived (older ones are archived again at most, which the store ignores).
-ARCHIVED_KEPT = 10_000
-
-
-@dataclass
-class _Batch:
-    """Snapshots on their way to the store: the rooms taken (to put back if refused), their
-    snapshots, the copies to show once written, and the change mark they make durable."""
-
-    rooms: dict[str, Room]
-    snapshots: list[dict[str, Any]]
-    unshown: list[Room]
-    mark: int
-
 
 class Connection:
     """One WebSocket: a seat's (``seat_id``) or a spectator's (None). Outgoing messages go through a
@@ -141,36 +123,14 @@ class Hub:
         # Rooms whose seats are being given back to players connected here (see _reclaim).
         self._reclaiming: set[str] = set()
         self._side_tasks: set[asyncio.Task[None]] = set()
-        # Games already queued for the archive (so each is archived once; the store ignores a game it
-        # holds, so the oldest may be forgotten: bounded, a dictionary kept in insertion order).
-        self._archived: dict[str, None] = {}
-        # Rooms changed since the last snapshot write, and finished games not yet archived: the
-        # batched writer takes both off the event loop (a database write there stalls every room).
-        self._unsaved: dict[str, Room] = {}
-        self._unarchived: dict[str, dict[str, Any]] = {}
-        self._archive_failures: dict[str, int] = {}
-        self._snapshot_failures = 0  # failed snapshot writes in a row
-        self._persist_lock = asyncio.Lock()
-        self._writer: asyncio.Task[None] | None = None
-        self._writes_since_checkpoint = 0
-        self._checkpointer: asyncio.Task[None] | None = None
-        # Group commit. Each change of this process gets the next mark; a change is durable once the
-        # batch holding it is committed (``_durable_mark``). ``_unshown`` holds a copy of the room
-        # after each change, in order, shown to the sockets after its batch commits; ``_shown`` is
-        # the newest room shown (what a newcomer, a sync or a read is answered from).
-        self._change_mark = 0
-        self._durable_mark = 0
-        self._durable = asyncio.Event()
-        self._wake = asyncio.Event()
-        self._unshown: list[Room] = []
-        self._shown: dict[str, Room] = {}
+        # Snapshots and archives, written in batches: a change is shown once it is durable.
+        self.durability = SnapshotWriter(config, store, self.broadcast)
         # The texts of the last broadcast, per room: (version, connected seats, {seat or None: text}).
         self._texts = master.Texts()
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = random.Random()
         self._spectators: dict[str, int] = {}  # spectator sockets per client address
         self._watching: set[str] = set()  # rooms whose changes this process follows for its sockets
-        self.games_archived = 0  # games this process has archived (a cache of the recent ones reads it)
         # Bot decisions, in worker processes started with the first one that needs them.
         self.bot_pool = BotPool(
             config.resolved_bot_workers(), config.bot_time_cap, config.bot_queue_wait, config.bot_worker_setup
@@ -184,7 +144,7 @@ class Hub:
             # backend hands this process the rooms it owns (with their clocks) through _on_change.
             await self.backend.start(self._interested)
             self._sweeper = asyncio.create_task(self._sweep_forever())
-            self._writer = asyncio.create_task(self._write_forever())
+            self.durability.start()
             return
         restored = 0
         for snapshot in self.store.load_rooms():
@@ -194,34 +154,18 @@ class Hub:
                 log.exception("could not restore room %s", snapshot.get("code"))
                 continue
             self.backend.load(room)
-            # What is on disk is what may be shown; changes made from here on are shown once saved.
-            self._shown[room.code] = room.copy()
+            self.durability.restored(room)
             restored += 1
-            if room.status is RoomStatus.OVER and room.game_id:
-                self.store.archive(room.archive_record())
-                self._mark_archived(room.game_id)
             self._schedule(room)
         if restored:
             log.info("restored %d room(s)", restored)
         self._sweeper = asyncio.create_task(self._sweep_forever())
-        self._writer = asyncio.create_task(self._write_forever())
-        if self.store.local:
-            self._checkpointer = asyncio.create_task(self._checkpoint_forever())
+        self.durability.start()
 
     async def stop(self) -> None:
         if self._sweeper:
             self._sweeper.cancel()
-        if self._checkpointer:
-            self._checkpointer.cancel()
-        if self._writer:
-            # Under the writer's lock: a write in flight finishes first (its thread cannot be
-            # cancelled, and an older snapshot landing after the last one would be what a restart
-            # resumes from), and the writer is stopped between writes.
-            async with self._persist_lock:
-                self._writer.cancel()
-                self._write_pending()
-            with contextlib.suppress(BaseException):
-                await self._writer
+        await self.durability.stop()
         for tasks in self.tasks.values():
             for task, _ in tasks.values():
                 task.cancel()
@@ -243,7 +187,7 @@ class Hub:
         snapshots and archives."""
         return {
             "rooms": "ok" if self.backend.available() else "unavailable",
-            "database": "failing" if self._snapshot_failures else "ok",
+            "database": "failing" if self.durability.snapshot_failures else "ok",
         }
 
     def room_count(self) -> int:
@@ -259,40 +203,32 @@ class Hub:
         room, result = await self.backend.update(code, fn)
         await self.until_durable()
         if not self.backend.shared:
-            room = self._shown.get(code, room)
+            room = self.durability.shown.get(code, room)
         return room, result
 
     def _refuse_while_unsaved(self) -> None:
-        """While the database refuses snapshots, no new change is made: games would go on unseen
-        (bots and clocks moving on prompts nobody was shown) and unsaved changes pile up in memory.
-        Clocks and bots try again until it takes them (_until_done)."""
-        if self._snapshot_failures and not self.backend.shared:
-            raise BackendUnavailable("the server cannot save right now; try again in a moment")
+        if not self.backend.shared:
+            self.durability.refuse_while_unsaved()
 
     async def until_durable(self) -> None:
-        """Wait until every change this process has made so far is committed. (Called right after a
-        change: nothing ran in between, so the newest mark is that change's.) A store that refuses
-        writes for longer than ``durable_timeout`` makes this a 503: the change stays queued and is
-        shown once it is saved."""
-        mark = self._change_mark
-        if self._durable_mark >= mark or self._writer is None:
-            return
-        if self._writer.done():
-            raise BackendUnavailable("the server has stopped saving; this change is not saved")
-        deadline = time.monotonic() + self.config.durable_timeout
-        while self._durable_mark < mark:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise BackendUnavailable("the server cannot save right now; this is shown once it is saved")
-            event = self._durable
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), left)
+        """Wait until every change this process has made so far is committed (durability.py)."""
+        await self.durability.until_durable()
+
+    async def persist(self, by_writer: bool = False) -> None:
+        """Write what is pending now (``SnapshotWriter.persist``): the archive's readers call it
+        first, so a game is listed as soon as it ends."""
+        await self.durability.persist(by_writer)
+
+    @property
+    def games_archived(self) -> int:
+        """Games this process has archived (a cache of the recent ones reads it)."""
+        return self.durability.games_archived
 
     async def room(self, code: str) -> Room:
         """The room as players may see it: its newest durable version (with rooms in this process's
         memory, the copy last shown; a room not saved yet does not exist for anyone)."""
         if not self.backend.shared:
-            shown = self._shown.get(code)
+            shown = self.durability.shown.get(code)
             if shown is None:
                 raise RoomError(404, "no_room", f"no room {code}")
             return shown
@@ -315,26 +251,23 @@ class Hub:
         if local:
             # Only the process that made a change saves it: a change is made exactly once, so a
             # finished game is archived exactly once even with several processes.
-            if room.status is RoomStatus.OVER and room.game_id and room.game_id not in self._archived:
-                self._queue_archive(room)
+            if room.status is RoomStatus.OVER and room.game_id and not self.durability.archived(room.game_id):
+                self.durability.queue_archive(room)
             if not self.backend.shared:
                 # Shown once its snapshot is committed (the writer broadcasts it); its clocks and bots
                 # start now: what they do is held back the same way.
-                self._unsaved[room.code] = room
-                self._unshown.append(room.copy())
-                self._change_mark += 1
-                self._wake.set()
+                self.durability.changed(room)
                 self._schedule(room)
                 return
         elif (
             room.status is RoomStatus.OVER
             and room.game_id
-            and room.game_id not in self._archived
+            and not self.durability.archived(room.game_id)
             and self.backend.owns(room.code)
         ):
             # A room taken over from a process that died between saving the last move and archiving
             # the game: its new owner archives it (the store ignores a game it already holds).
-            self._queue_archive(room)
+            self.durability.queue_archive(room)
         if not local:
             self._reclaim(room)
         self.broadcast(room)
@@ -383,161 +316,6 @@ class Hub:
         task = asyncio.ensure_future(give_back())
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
-
-    def _mark_archived(self, game_id: str) -> None:
-        self._archived[game_id] = None
-        if len(self._archived) > ARCHIVED_KEPT:
-            del self._archived[next(iter(self._archived))]
-
-    def _queue_archive(self, room: Room) -> None:
-        assert room.game_id is not None
-        self._mark_archived(room.game_id)
-        # The record is taken now, on the event loop, so it is the game as it ended.
-        self._unarchived[room.game_id] = room.archive_record()
-        self._wake.set()
-
-    def _take_snapshots(self) -> _Batch:
-        # Taken on the event loop, between changes, so each snapshot is one consistent room, and
-        # every copy waiting to be shown is of a version no newer than its room's snapshot.
-        taken, self._unsaved = self._unsaved, {}
-        unshown, self._unshown = self._unshown, []
-        return _Batch(taken, [room.snapshot() for room in taken.values()], unshown, self._change_mark)
-
-    def _snapshots_written(self, batch: _Batch, ok: bool) -> None:
-        if not batch.snapshots and not batch.unshown:
-            return  # (a reader's flush of finished games: it says nothing of the snapshots)
-        if ok:
-            if self._snapshot_failures:
-                log.info("room snapshots are saved again (after %d failed writes)", self._snapshot_failures)
-            self._snapshot_failures = 0
-            self._show(batch)
-            return
-        # The database refused them (full disk, a lock held too long): they are written again with
-        # the next batch, unless the room changed meanwhile and a newer snapshot is already waiting;
-        # nothing of them is shown until then.
-        self._snapshot_failures += 1
-        for code, room in batch.rooms.items():
-            self._unsaved.setdefault(code, room)
-        self._unshown[:0] = batch.unshown
-
-    def _show(self, batch: _Batch) -> None:
-        """A batch is committed: its changes reach the sockets, in the order they were made."""
-        for room in batch.unshown:
-            self._shown[room.code] = room
-            try:
-                self.broadcast(room)
-            except Exception:  # a view that fails must not stop the others, nor the writer
-                log.exception("could not show room %s's change to its sockets", room.code)
-        if batch.mark > self._durable_mark:
-            self._durable_mark = batch.mark
-            event, self._durable = self._durable, asyncio.Event()
-            event.set()
-
-    def _take_records(self) -> list[dict[str, Any]]:
-        records = list(self._unarchived.values())
-        self._unarchived.clear()
-        return records
-
-    def _write(
-        self, snapshots: list[dict[str, Any]], records: list[dict[str, Any]]
-    ) -> tuple[bool, list[dict[str, Any]]]:
-        """Save snapshots and archive games (in a worker thread); returns whether the snapshots were
-        saved, and the records that failed."""
-        failed = []
-        saved = True
-        try:
-            self.store.save_rooms(snapshots)
-        except Exception:
-            saved = False
-            if not self._snapshot_failures:  # once per outage, not every batch
-                log.exception("could not save %d room snapshot(s); retrying", len(snapshots))
-        for record in records:
-            try:
-                self.store.archive(record)
-            except Exception:
-                log.exception("could not archive game %s", record["id"])
-                failed.append(record)
-        return saved, failed
-
-    def _requeue(self, records: list[dict[str, Any]], failed: list[dict[str, Any]], count: bool) -> None:
-        failed_ids = {record["id"] for record in failed}
-        for record in records:
-            if record["id"] not in failed_ids:
-                self._archive_failures.pop(record["id"], None)
-                self.games_archived += 1
-        for record in failed:
-            if not count:  # a reader's flush: only the writer's own attempts count towards giving up
-                self._unarchived.setdefault(record["id"], record)
-                continue
-            tries = self._archive_failures.get(record["id"], 0) + 1
-            if tries < 5:  # a database that is down for a moment; a record it refuses is dropped
-                self._archive_failures[record["id"]] = tries
-                self._unarchived.setdefault(record["id"], record)
-            else:
-                self._archive_failures.pop(record["id"], None)
-                log.error("gave up archiving game %s", record["id"])
-
-    def _write_pending(self) -> None:
-        records = self._take_records()
-        batch = self._take_snapshots()
-        saved, failed = self._write(batch.snapshots, records)
-        self._snapshots_written(batch, saved)
-        self._requeue(records, failed, count=True)
-
-    async def persist(self, by_writer: bool = False) -> None:
-        """Write what is pending now, off the event loop: the writer writes snapshots and finished
-        games; readers of the archive call it first, so a game is listed as soon as it ends, and only
-        the finished games are written for them (a read must not set off snapshot writes)."""
-        async with self._persist_lock:
-            if not self._unarchived and not (by_writer and (self._unsaved or self._unshown)):
-                return
-            batch = self._take_snapshots() if by_writer else _Batch({}, [], [], self._durable_mark)
-            records = self._take_records()
-            if self.store.local:
-                # SQLite on this machine: faster on the loop than in a thread (store.py says why).
-                saved, failed = self._write(batch.snapshots, records)
-            else:
-                saved, failed = await asyncio.to_thread(self._write, batch.snapshots, records)
-            self._writes_since_checkpoint += bool(batch.snapshots)
-            self._snapshots_written(batch, saved)
-            self._requeue(records, failed, count=by_writer)
-
-    async def _write_forever(self) -> None:
-        """Group commit: a batch goes as soon as there is something to write and the one before it
-        is written, but batches start at most every ``snapshot_seconds`` (an idle server writes a
-        move at once; a busy one gathers the moves of that interval into one transaction). A
-        refused batch is retried with a backoff."""
-        started = 0.0
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            wait = started + self.config.snapshot_seconds - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            started = time.monotonic()
-            try:
-                await self.persist(by_writer=True)
-            except Exception:  # the writer must outlive anything: every change waits on it
-                log.exception("the snapshot writer failed; retrying")
-                self._snapshot_failures += 1
-            if self._snapshot_failures or self._unarchived:
-                # Refused snapshots, or games the archive refused: again after a backoff.
-                await asyncio.sleep(min(0.05 * 2 ** max(self._snapshot_failures, 1), 2.0))
-                self._wake.set()
-
-    async def _checkpoint_forever(self) -> None:
-        """SQLite's log copied into its file every few seconds while there are writes, in a thread,
-        between two batches (under the writer's lock: never during a write)."""
-        while True:
-            await asyncio.sleep(CHECKPOINT_SECONDS)
-            if not self._writes_since_checkpoint:
-                continue
-            async with self._persist_lock:
-                self._writes_since_checkpoint = 0
-                try:
-                    await asyncio.to_thread(self.store.checkpoint)
-                except Exception:
-                    log.warning("could not checkpoint the database's write-ahead log; trying again later")
 
     # ---- connections -----------------------------------------------------------------------------
 
@@ -876,13 +654,8 @@ class Hub:
             idle = self.config.standing_idle_seconds if room.settings.standing else self.config.idle_seconds
             if now - room.updated > idle:
                 await self.backend.delete(code)
-                async with self._persist_lock:  # after any write of it already under way
-                    # (a failed write puts its rooms back in _unsaved: dropped here, under the lock)
-                    self._unsaved.pop(code, None)
-                    self._unshown = [r for r in self._unshown if r.code != code]
-                    self._shown.pop(code, None)
-                    self._texts.forget(code)
-                    await asyncio.to_thread(self.store.delete_room, code)
+                await self.durability.forget(code)
+                self._texts.forget(code)
                 for task, _ in self.tasks.pop(code, {}).values():
                     task.cancel()
                 removed.append(code)
