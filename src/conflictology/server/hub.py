@@ -1,18 +1,15 @@
-"""The hub: live connections, timers and bots around the rooms.
+"""The hub: a room's live connections, and the pieces every change of a room goes through.
 
 Every room change goes through the backend (load → change → save with version → notify); the hub
-listens to those notifications and, for each one, saves the snapshot (so a server killed with
-SIGKILL resumes where it was), archives a game that just ended, sends every connection its own
-message, and (re)schedules what happens next in that room: the decision clock, bot turns, and the
-grace period of disconnected players. Scheduled work re-checks the room's ``seq`` before acting, so
-a bot turn or a clock that lost a race does nothing.
+listens to those notifications and, for each one, has its snapshot written and a game that just
+ended archived (durability.py: nothing is shown before it is durable, so a server killed with
+SIGKILL resumes where it was), sends every connection its own message (master.py builds them), and
+has what happens next in that room scheduled: the decision clock, bot turns, and the grace period
+of disconnected players (scheduler.py).
 
-Nothing is shown before it is durable: with rooms in this process's memory, a change reaches the
-sockets (and ``change`` returns to its caller) only once the snapshot that holds it is committed, so
-a server killed at any instant never takes back a move a player saw. Snapshots are written by one
-writer, off the event loop, a batch at a time: the changes made while a batch is being written go
-together in the next one (group commit). With a shared backend (Redis) a change is durable when its
-compare-and-set has landed, before the listener hears of it.
+With rooms in this process's memory, a change reaches the sockets (and ``change`` returns to its
+caller) only once the snapshot that holds it is committed. With a shared backend (Redis) a change
+is durable when its compare-and-set has landed, before the listener hears of it.
 """
 
 from __future__ import annotations
@@ -20,10 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import Any, TypeVar
 
 import msgspec
@@ -35,7 +30,8 @@ from conflictology.server.config import ServerConfig
 from conflictology.server.durability import SnapshotWriter
 from conflictology.server.messages import Left, Reaction, ServerMessage, encode
 from conflictology.server.protocol import CreateRoom, RoomSettings
-from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code, seat_level
+from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code
+from conflictology.server.scheduler import Scheduler
 from conflictology.server.security import TokenBucket
 from conflictology.server.store import Store
 
@@ -47,6 +43,7 @@ _encoder = msgspec.json.Encoder()
 
 # Messages refused for their rate within 10 s after which a socket is closed as flooding.
 FLOOD_REFUSALS = 200
+
 
 class Connection:
     """One WebSocket: a seat's (``seat_id``) or a spectator's (None). Outgoing messages go through a
@@ -117,24 +114,27 @@ class Hub:
         self.backend.subscribe(self._on_change)
         self.backend.on_event(self._on_event)
         self.connections: dict[str, set[Connection]] = {}
-        # Per room: named tasks ("timer", "bot:<seat>", "grace:<seat id>") and the seq a bot task answers.
-        self.tasks: dict[str, dict[str, tuple[asyncio.Task[None], int]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         # Rooms whose seats are being given back to players connected here (see _reclaim).
         self._reclaiming: set[str] = set()
         self._side_tasks: set[asyncio.Task[None]] = set()
         # Snapshots and archives, written in batches: a change is shown once it is durable.
         self.durability = SnapshotWriter(config, store, self.broadcast)
-        # The texts of the last broadcast, per room: (version, connected seats, {seat or None: text}).
+        # The texts of the last broadcast, per room (a sync or a second tab is answered from them).
         self._texts = master.Texts()
-        # Bot delays and seeds (its own generator: the global one belongs to the host program).
-        self._rng = random.Random()
         self._spectators: dict[str, int] = {}  # spectator sockets per client address
         self._watching: set[str] = set()  # rooms whose changes this process follows for its sockets
         # Bot decisions, in worker processes started with the first one that needs them.
         self.bot_pool = BotPool(
             config.resolved_bot_workers(), config.bot_time_cap, config.bot_queue_wait, config.bot_worker_setup
         )
+        # Clocks, holds, bot turns and grace periods: each goes through change() like a move.
+        self.scheduler = Scheduler(config, self.backend, self.change, self.connected_seats, self.bot_pool)
+
+    @property
+    def tasks(self) -> dict[str, dict[str, tuple[asyncio.Task[None], int]]]:
+        """The scheduled work of each room (Scheduler.tasks)."""
+        return self.scheduler.tasks
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -156,7 +156,7 @@ class Hub:
             self.backend.load(room)
             self.durability.restored(room)
             restored += 1
-            self._schedule(room)
+            self.scheduler.schedule(room)
         if restored:
             log.info("restored %d room(s)", restored)
         self._sweeper = asyncio.create_task(self._sweep_forever())
@@ -166,10 +166,7 @@ class Hub:
         if self._sweeper:
             self._sweeper.cancel()
         await self.durability.stop()
-        for tasks in self.tasks.values():
-            for task, _ in tasks.values():
-                task.cancel()
-        self.tasks.clear()
+        self.scheduler.stop()
         # After the bot turns are cancelled (a withdrawn decision must not play a timeout action).
         await self.bot_pool.stop()
         for side in list(self._side_tasks):
@@ -257,7 +254,7 @@ class Hub:
                 # Shown once its snapshot is committed (the writer broadcasts it); its clocks and bots
                 # start now: what they do is held back the same way.
                 self.durability.changed(room)
-                self._schedule(room)
+                self.scheduler.schedule(room)
                 return
         elif (
             room.status is RoomStatus.OVER
@@ -271,7 +268,7 @@ class Hub:
         if not local:
             self._reclaim(room)
         self.broadcast(room)
-        self._schedule(room)
+        self.scheduler.schedule(room)
 
     def _seats_here(self, code: str) -> set[str]:
         return {c.seat_id for c in self.connections.get(code, ()) if c.seat_id and not c.closed}
@@ -348,7 +345,7 @@ class Hub:
         # cancel the bot turn of the current one).
         room = await self.backend.get(code)
         if room is not None:
-            self._schedule(room)
+            self.scheduler.schedule(room)
 
     def spectating(self, address: str) -> int:
         """Spectator sockets open on this process from one client address."""
@@ -428,120 +425,6 @@ class Hub:
             return
         conn.send(master.message_for(room, idx, connected))
 
-    # ---- scheduling ------------------------------------------------------------------------------
-
-    def _start_task(self, code: str, key: str, work: Callable[[], Any], seq: int = 0) -> None:
-        tasks = self.tasks.setdefault(code, {})
-        old = tasks.get(key)
-        if old is not None and old[0] is not asyncio.current_task():
-            old[0].cancel()
-        tasks[key] = (asyncio.create_task(self._until_done(work)), seq)
-
-    @staticmethod
-    async def _until_done(work: Callable[[], Any]) -> None:
-        """Scheduled work (a clock, a bot turn, a grace period) runs again from the start while the
-        rooms' store is unavailable: it re-checks the room's seq, so a late run does nothing wrong,
-        and a room resumes within a second of the store coming back."""
-        delay = 0.25
-        while True:
-            try:
-                await work()
-                return
-            except BackendUnavailable:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 1.0)
-
-    def _cancel(self, code: str, key: str) -> None:
-        tasks = self.tasks.get(code, {})
-        entry = tasks.pop(key, None)
-        if entry is not None and entry[0] is not asyncio.current_task():
-            entry[0].cancel()
-
-    def _schedule(self, room: Room) -> None:
-        code = room.code
-        if not self.backend.owns(code):
-            # Another process runs this room's clocks and bots (its lease in the shared backend).
-            for task, _ in self.tasks.pop(code, {}).values():
-                if task is not asyncio.current_task():
-                    task.cancel()
-            return
-        tasks = self.tasks.setdefault(code, {})
-        playing = room.status is RoomStatus.PLAYING and room.state is not None
-        # The decision clock.
-        timer = tasks.get("timer")
-        if playing and room.deadline is not None:
-            if timer is None or timer[1] != room.seq or timer[0].done():
-                # Bound now: the room object may change before a retry.
-                self._start_task(code, "timer", partial(self._timer, code, room.seq, room.deadline), room.seq)
-        elif timer is not None:
-            self._cancel(code, "timer")
-        # The end of a player's hold (the host's pause has none: the host resumes it).
-        hold = tasks.get("hold")
-        until = room.pause["until"] if playing and room.pause is not None else None
-        if until is not None:
-            if hold is None or hold[1] != room.seq or hold[0].done():
-                self._start_task(code, "hold", partial(self._hold_end, code, until), room.seq)
-        elif hold is not None:
-            self._cancel(code, "hold")
-        # Bot turns: bots, players who left, and disconnected players past their grace period. While
-        # the clocks are stopped bots wait too (an answer would close the window being talked over).
-        bots_play = playing and room.state is not None and room.pause is None
-        waiting = set(room.state.waiting_for()) if bots_play and room.state is not None else set()
-        for key in [k for k in tasks if k.startswith("bot:")]:
-            seat = int(key[4:])
-            _task, seq = tasks[key]
-            if seat not in waiting or seq != room.seq or not room.seats[seat].bot_controlled:
-                self._cancel(code, key)
-        for seat in sorted(waiting):
-            if room.seats[seat].bot_controlled:
-                key = f"bot:{seat}"
-                entry = tasks.get(key)
-                if entry is None or entry[1] != room.seq or entry[0].done():
-                    self._start_task(code, key, partial(self._bot_turn, code, seat, room.seq), room.seq)
-        # Grace periods of disconnected players.
-        connected = self.connected_seats(room) if playing else set()
-        want = set()
-        if playing:
-            for i, s in enumerate(room.seats):
-                if not s.bot and not s.left and not s.afk and i not in connected:
-                    want.add(s.id)
-        for key in [k for k in tasks if k.startswith("grace:")]:
-            if key[6:] not in want:
-                self._cancel(code, key)
-        for seat_id in want:
-            entry = tasks.get(f"grace:{seat_id}")
-            if entry is None or entry[0].done():
-                # The deadline is fixed now: a run retried after an outage does not start it again.
-                grace = room.settings.grace_seconds
-                deadline = time.time() + (self.config.grace_seconds if grace is None else grace)
-                self._start_task(code, f"grace:{seat_id}", partial(self._grace, code, seat_id, deadline))
-
-    def _bot_delay(self, room: Room) -> float:
-        base = room.settings.bot_delay
-        if base is None:
-            base = self.config.bot_delay
-        # A little irregularity reads as a person thinking.
-        return base * self._rng.uniform(0.7, 1.3)
-
-    async def _timer(self, code: str, seq: int, deadline: float) -> None:
-        # The event loop's clock is monotonic and deadlines are wall-clock epoch seconds (clients
-        # show them): sleep until the wall clock has really passed the deadline.
-        while (left := deadline - time.time()) > 0:
-            await asyncio.sleep(left + 0.005)
-
-        def expire(r: Room) -> None:
-            if r.seq != seq or r.deadline != deadline or not r.expire(time.time()):
-                raise RoomError(409, "no_change", "the clock was already answered")
-
-        with contextlib.suppress(RoomError):
-            await self.change(code, expire)
-
-    async def _hold_end(self, code: str, until: float) -> None:
-        while (left := until - time.time()) > 0:
-            await asyncio.sleep(left + 0.005)
-        with contextlib.suppress(RoomError):
-            await self.change(code, lambda r: r.resume(time.time(), hold_until=until))
-
     # ---- reactions: shown, never stored ------------------------------------------------------------
 
     async def react(self, conn: Connection, emoji: str) -> None:
@@ -563,72 +446,6 @@ class Hub:
         text = _encoder.encode(message).decode()
         for conn in list(self.connections.get(code, ())):
             conn.send_text(text)
-
-    async def _bot_turn(self, code: str, seat: int, seq: int) -> None:
-        room = await self.backend.get(code)
-        if room is None:
-            return
-        # The delay comes first: of several bots awaited at once (a response window), those not
-        # first to answer are cancelled before they think.
-        await asyncio.sleep(self._bot_delay(room))
-        room = await self.backend.get(code)
-        if room is None or room.seq != seq or room.state is None or room.status is not RoomStatus.PLAYING:
-            return
-        state = room.state
-        if seat not in state.waiting_for():
-            return
-        level = seat_level(room, seat)
-        view, legal = state.view(seat), state.legal_actions(seat)
-        try:
-            fallback = state.timeout_action(seat)
-        except Exception:
-            fallback = legal[0]
-        # Off the event loop, in a worker process (docs/bots.md, "On a server"); None when the
-        # decision was cut at the time cap, its worker died or the bot failed (already logged).
-        action = await self.bot_pool.decide(
-            room.game, level, seat, self._rng.getrandbits(63), view, legal, f"room {code} seat {seat}"
-        )
-        if action is None:
-            action = fallback
-        def bot_act(r: Room, chosen: Any) -> None:
-            # The player may have taken the seat back (rejoin) while the bot thought.
-            if not r.seats[seat].bot_controlled:
-                raise RoomError(409, "no_change", "the seat's player is back")
-            r.act(seat, chosen, seq, time.time(), by="bot")
-
-        try:
-            await self.change(code, lambda r: bot_act(r, action))
-        except RoomError as exc:
-            if exc.code in ("illegal", "bad_action"):
-                # Not the message: it may quote the action or the seat's legal list (its own cards).
-                kind = action.get("type") if isinstance(action, dict) else type(action).__name__
-                log.error(
-                    "bot %s chose an illegal action (type %r) for seat %d in room %s; timeout action instead",
-                    level,
-                    kind,
-                    seat,
-                    code,
-                )
-                with contextlib.suppress(RoomError):
-                    await self.change(code, lambda r: bot_act(r, fallback))
-
-    async def _grace(self, code: str, seat_id: str, deadline: float) -> None:
-        while (left := deadline - time.time()) > 0:
-            await asyncio.sleep(left)
-
-        def away(r: Room) -> None:
-            i = r.seat_index(seat_id)
-            if (
-                i is None
-                or r.status is not RoomStatus.PLAYING
-                or r.seats[i].afk
-                or i in self.connected_seats(r)
-            ):
-                raise RoomError(409, "no_change", "the player is back")
-            r.seats[i].afk = True
-
-        with contextlib.suppress(RoomError):
-            await self.change(code, away)
 
     # ---- idle rooms ------------------------------------------------------------------------------
 
@@ -656,7 +473,6 @@ class Hub:
                 await self.backend.delete(code)
                 await self.durability.forget(code)
                 self._texts.forget(code)
-                for task, _ in self.tasks.pop(code, {}).values():
-                    task.cancel()
+                self.scheduler.drop(code)
                 removed.append(code)
         return removed
