@@ -87,9 +87,11 @@ class SnapshotWriter:
             self.store.archive(room.archive_record())
             self.mark_archived(room.game_id)
 
-    def start(self) -> None:
+    def start(self, checkpoints: bool = True) -> None:
+        """``checkpoints``: copy SQLite's log into its file now and then (with the snapshots on this
+        machine; a shared backend writes only the archive, rarely)."""
         self.writer = asyncio.create_task(self._write_forever())
-        if self.store.local:
+        if checkpoints and self.store.local:
             self._checkpointer = asyncio.create_task(self._checkpoint_forever())
 
     async def stop(self) -> None:

@@ -144,7 +144,7 @@ class Hub:
             # backend hands this process the rooms it owns (with their clocks) through _on_change.
             await self.backend.start(self._interested)
             self._sweeper = asyncio.create_task(self._sweep_forever())
-            self.durability.start()
+            self.durability.start(checkpoints=False)
             return
         restored = 0
         for snapshot in self.store.load_rooms():
