@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
+from conflictology.server import master
 from conflictology.server.backend import BackendUnavailable
 from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Connection, Hub
+from conflictology.server.messages import RoomMessage
 from conflictology.server.protocol import RoomSettings
 from conflictology.server.rooms import Room
 from conflictology.server.store import Store
@@ -214,14 +216,14 @@ def test_the_writer_outlives_a_view_that_fails(tmp_path: Path, monkeypatch: pyte
     not the writer: other rooms' changes are still saved and shown, and their callers answered."""
     store = SlowStore(f"sqlite:///{tmp_path / 'writer.sqlite3'}")
     hub = Hub(ServerConfig(), store)
-    real = Room.message_for
+    real = master.message_for
 
-    def message_for(self: Room, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        if self.code == "BROKEN" and len(self.seats) > 1:
+    def message_for(room: Room, *args: Any, **kwargs: Any) -> RoomMessage:
+        if room.code == "BROKEN" and len(room.seats) > 1:
             raise RuntimeError("a view that fails")
-        return real(self, *args, **kwargs)
+        return real(room, *args, **kwargs)
 
-    monkeypatch.setattr(Room, "message_for", message_for)
+    monkeypatch.setattr(master, "message_for", message_for)
 
     async def main() -> None:
         await hub.start()
@@ -238,7 +240,7 @@ def test_the_writer_outlives_a_view_that_fails(tmp_path: Path, monkeypatch: pyte
         await settle()
         assert [s["name"] for s in sockets["HEALTH"].sent[-1]["room"]["seats"]] == ["Host", "Cy"]
         assert stored_version(store, "BROKEN") == 2 and stored_version(store, "HEALTH") == 2
-        assert hub._writer is not None and not hub._writer.done()
+        assert hub.durability.writer is not None and not hub.durability.writer.done()
         await hub.stop()
 
     try:

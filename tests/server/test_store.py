@@ -150,21 +150,21 @@ def test_the_batched_writer_retries_an_archive_a_few_times_then_gives_up(tmp_pat
 
     async def main() -> None:
         for game_id in ("flaky", "broken", "fine"):
-            hub._unarchived[game_id] = {
+            hub.durability.unarchived[game_id] = {
                 "id": game_id, "room": "ABCDE", "game": "capitol", "public": True, "finished": time.time()
             }  # fmt: skip
         for _ in range(2):  # readers' flushes (GET /api/games…) never make the writer give up
             await hub.persist()
-        assert set(hub._unarchived) == {"flaky", "broken"}
+        assert set(hub.durability.unarchived) == {"flaky", "broken"}
         for _ in range(8):
             await hub.persist(by_writer=True)
 
     try:
         asyncio.run(main())
         assert attempts == {"flaky": 3, "broken": 2 + 5, "fine": 1}
-        assert hub._archive_failures == {}  # forgotten once archived, or given up
+        assert hub.durability.archive_failures == {}  # forgotten once archived, or given up
         assert store.get_game("flaky") is not None and store.get_game("fine") is not None
-        assert store.get_game("broken") is None and not hub._unarchived
+        assert store.get_game("broken") is None and not hub.durability.unarchived
     finally:
         store.close()
 
@@ -250,7 +250,7 @@ def test_snapshots_the_database_refused_are_written_with_a_later_batch(tmp_path:
         await hub.backend.update("REFUA", lambda r: r.past_games.append("meanwhile"))
         await hub.persist(by_writer=True)  # refused again
         await hub.persist(by_writer=True)  # accepted: both rooms, the newest of each
-        assert hub._unsaved == {}
+        assert hub.durability.unsaved == {}
 
     try:
         asyncio.run(main())
@@ -277,12 +277,12 @@ def test_a_reader_of_the_archive_flushes_finished_games_only(tmp_path: Path) -> 
     async def main() -> None:
         room, _ = Room.create("READR", "capitol", "Host", None, RoomSettings())
         await hub.backend.insert(room)
-        hub._unarchived["g1"] = {
+        hub.durability.unarchived["g1"] = {
             "id": "g1", "room": "READR", "game": "capitol", "public": True, "finished": time.time()
         }  # fmt: skip
         await hub.persist()
-        assert store.load_rooms() == [] and "READR" in hub._unsaved
-        assert hub._unarchived == {}
+        assert store.load_rooms() == [] and "READR" in hub.durability.unsaved
+        assert hub.durability.unarchived == {}
         await hub.persist(by_writer=True)
         assert [s["code"] for s in store.load_rooms()] == ["READR"]
 

@@ -4,8 +4,13 @@ how decisions are classified, when a clock is kept or restarted, and what a time
 from __future__ import annotations
 
 import random
+from typing import Any
+
+import msgspec
 
 from conflictology import games
+from conflictology.server import master
+from conflictology.server.messages import RoomMessage, encode
 from conflictology.server.rooms import Room, RoomStatus
 from room_helpers import DECK, capitol_room
 
@@ -114,15 +119,21 @@ def test_a_snapshot_round_trip_keeps_the_clock_and_the_game() -> None:
     assert copy.deadline == room.deadline  # the restored window keeps its clock too
 
 
+def wire(message: RoomMessage) -> dict[str, Any]:
+    """The message as its socket carries it."""
+    decoded: dict[str, Any] = msgspec.json.decode(encode(message))
+    return decoded
+
+
 def test_state_messages_say_whose_clock_ran_out_and_nothing_more() -> None:
     """Issue 17.13: a state message lists the timeouts of the game (the state each made and the
     seat), so a client can say the clock ran out rather than present it as a choice; the action
     itself is not in it (an exchange's kept cards are private)."""
     t = 1000.0
     room = capitol_room(t)
-    assert room.message_for(1, set())["timeouts"] == []
+    assert wire(master.message_for(room, 1, set()))["timeouts"] == []
     room.expire(t + room.settings.turn_seconds + 1)  # seat 0's turn: Income on timeout
-    msg = room.message_for(1, set())
+    msg = wire(master.message_for(room, 1, set()))
     assert msg["timeouts"] == [{"seq": room.seq, "seat": 0}]
     assert room.actions[-1]["by"] == "timeout"
     assert set(msg["timeouts"][0]) == {"seq", "seat"}

@@ -1,18 +1,15 @@
-"""The hub: live connections, timers and bots around the rooms.
+"""The hub: a room's live connections, and the pieces every change of a room goes through.
 
 Every room change goes through the backend (load → change → save with version → notify); the hub
-listens to those notifications and, for each one, saves the snapshot (so a server killed with
-SIGKILL resumes where it was), archives a game that just ended, sends every connection its own
-message, and (re)schedules what happens next in that room: the decision clock, bot turns, and the
-grace period of disconnected players. Scheduled work re-checks the room's ``seq`` before acting, so
-a bot turn or a clock that lost a race does nothing.
+listens to those notifications and, for each one, has its snapshot written and a game that just
+ended archived (durability.py: nothing is shown before it is durable, so a server killed with
+SIGKILL resumes where it was), sends every connection its own message (master.py builds them), and
+has what happens next in that room scheduled: the decision clock, bot turns, and the grace period
+of disconnected players (scheduler.py).
 
-Nothing is shown before it is durable: with rooms in this process's memory, a change reaches the
-sockets (and ``change`` returns to its caller) only once the snapshot that holds it is committed, so
-a server killed at any instant never takes back a move a player saw. Snapshots are written by one
-writer, off the event loop, a batch at a time: the changes made while a batch is being written go
-together in the next one (group commit). With a shared backend (Redis) a change is durable when its
-compare-and-set has landed, before the listener hears of it.
+With rooms in this process's memory, a change reaches the sockets (and ``change`` returns to its
+caller) only once the snapshot that holds it is committed. With a shared backend (Redis) a change
+is durable when its compare-and-set has landed, before the listener hears of it.
 """
 
 from __future__ import annotations
@@ -20,20 +17,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import partial
 from typing import Any, TypeVar
 
 import msgspec
 
+from conflictology.server import master
 from conflictology.server.backend import BackendUnavailable, MemoryBackend, RoomBackend
 from conflictology.server.botpool import BotPool
 from conflictology.server.config import ServerConfig
+from conflictology.server.durability import SnapshotWriter
+from conflictology.server.messages import Left, Reaction, ServerMessage, encode
 from conflictology.server.protocol import CreateRoom, RoomSettings
-from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code, seat_level
+from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code
+from conflictology.server.scheduler import Scheduler
 from conflictology.server.security import TokenBucket
 from conflictology.server.store import Store
 
@@ -45,23 +43,6 @@ _encoder = msgspec.json.Encoder()
 
 # Messages refused for their rate within 10 s after which a socket is closed as flooding.
 FLOOD_REFUSALS = 200
-
-# How often SQLite's write-ahead log is copied into the database file (while there are writes).
-CHECKPOINT_SECONDS = 2.0
-
-# Game ids remembered as archived (older ones are archived again at most, which the store ignores).
-ARCHIVED_KEPT = 10_000
-
-
-@dataclass
-class _Batch:
-    """Snapshots on their way to the store: the rooms taken (to put back if refused), their
-    snapshots, the copies to show once written, and the change mark they make durable."""
-
-    rooms: dict[str, Room]
-    snapshots: list[dict[str, Any]]
-    unshown: list[Room]
-    mark: int
 
 
 class Connection:
@@ -94,7 +75,8 @@ class Connection:
         self._refused += 1
         return self._refused > FLOOD_REFUSALS
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: ServerMessage | dict[str, Any]) -> None:
+        """``message``: one of messages.py's structs (a dict: app.py's, until it uses them)."""
         self.send_text(_encoder.encode(message).decode())
 
     def send_text(self, text: str) -> None:
@@ -132,46 +114,27 @@ class Hub:
         self.backend.subscribe(self._on_change)
         self.backend.on_event(self._on_event)
         self.connections: dict[str, set[Connection]] = {}
-        # Per room: named tasks ("timer", "bot:<seat>", "grace:<seat id>") and the seq a bot task answers.
-        self.tasks: dict[str, dict[str, tuple[asyncio.Task[None], int]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         # Rooms whose seats are being given back to players connected here (see _reclaim).
         self._reclaiming: set[str] = set()
         self._side_tasks: set[asyncio.Task[None]] = set()
-        # Games already queued for the archive (so each is archived once; the store ignores a game it
-        # holds, so the oldest may be forgotten: bounded, a dictionary kept in insertion order).
-        self._archived: dict[str, None] = {}
-        # Rooms changed since the last snapshot write, and finished games not yet archived: the
-        # batched writer takes both off the event loop (a database write there stalls every room).
-        self._unsaved: dict[str, Room] = {}
-        self._unarchived: dict[str, dict[str, Any]] = {}
-        self._archive_failures: dict[str, int] = {}
-        self._snapshot_failures = 0  # failed snapshot writes in a row
-        self._persist_lock = asyncio.Lock()
-        self._writer: asyncio.Task[None] | None = None
-        self._writes_since_checkpoint = 0
-        self._checkpointer: asyncio.Task[None] | None = None
-        # Group commit. Each change of this process gets the next mark; a change is durable once the
-        # batch holding it is committed (``_durable_mark``). ``_unshown`` holds a copy of the room
-        # after each change, in order, shown to the sockets after its batch commits; ``_shown`` is
-        # the newest room shown (what a newcomer, a sync or a read is answered from).
-        self._change_mark = 0
-        self._durable_mark = 0
-        self._durable = asyncio.Event()
-        self._wake = asyncio.Event()
-        self._unshown: list[Room] = []
-        self._shown: dict[str, Room] = {}
-        # The texts of the last broadcast, per room: (version, connected seats, {seat or None: text}).
-        self._texts: dict[str, tuple[int, frozenset[int], dict[int | None, str]]] = {}
-        # Bot delays and seeds (its own generator: the global one belongs to the host program).
-        self._rng = random.Random()
+        # Snapshots and archives, written in batches: a change is shown once it is durable.
+        self.durability = SnapshotWriter(config, store, self.broadcast)
+        # The texts of the last broadcast, per room (a sync or a second tab is answered from them).
+        self._texts = master.Texts()
         self._spectators: dict[str, int] = {}  # spectator sockets per client address
         self._watching: set[str] = set()  # rooms whose changes this process follows for its sockets
-        self.games_archived = 0  # games this process has archived (a cache of the recent ones reads it)
         # Bot decisions, in worker processes started with the first one that needs them.
         self.bot_pool = BotPool(
             config.resolved_bot_workers(), config.bot_time_cap, config.bot_queue_wait, config.bot_worker_setup
         )
+        # Clocks, holds, bot turns and grace periods: each goes through change() like a move.
+        self.scheduler = Scheduler(config, self.backend, self.change, self.connected_seats, self.bot_pool)
+
+    @property
+    def tasks(self) -> dict[str, dict[str, tuple[asyncio.Task[None], int]]]:
+        """The scheduled work of each room (Scheduler.tasks)."""
+        return self.scheduler.tasks
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -181,7 +144,7 @@ class Hub:
             # backend hands this process the rooms it owns (with their clocks) through _on_change.
             await self.backend.start(self._interested)
             self._sweeper = asyncio.create_task(self._sweep_forever())
-            self._writer = asyncio.create_task(self._write_forever())
+            self.durability.start(checkpoints=False)
             return
         restored = 0
         for snapshot in self.store.load_rooms():
@@ -191,38 +154,19 @@ class Hub:
                 log.exception("could not restore room %s", snapshot.get("code"))
                 continue
             self.backend.load(room)
-            # What is on disk is what may be shown; changes made from here on are shown once saved.
-            self._shown[room.code] = room.copy()
+            self.durability.restored(room)
             restored += 1
-            if room.status is RoomStatus.OVER and room.game_id:
-                self.store.archive(room.archive_record())
-                self._mark_archived(room.game_id)
-            self._schedule(room)
+            self.scheduler.schedule(room)
         if restored:
             log.info("restored %d room(s)", restored)
         self._sweeper = asyncio.create_task(self._sweep_forever())
-        self._writer = asyncio.create_task(self._write_forever())
-        if self.store.local:
-            self._checkpointer = asyncio.create_task(self._checkpoint_forever())
+        self.durability.start()
 
     async def stop(self) -> None:
         if self._sweeper:
             self._sweeper.cancel()
-        if self._checkpointer:
-            self._checkpointer.cancel()
-        if self._writer:
-            # Under the writer's lock: a write in flight finishes first (its thread cannot be
-            # cancelled, and an older snapshot landing after the last one would be what a restart
-            # resumes from), and the writer is stopped between writes.
-            async with self._persist_lock:
-                self._writer.cancel()
-                self._write_pending()
-            with contextlib.suppress(BaseException):
-                await self._writer
-        for tasks in self.tasks.values():
-            for task, _ in tasks.values():
-                task.cancel()
-        self.tasks.clear()
+        await self.durability.stop()
+        self.scheduler.stop()
         # After the bot turns are cancelled (a withdrawn decision must not play a timeout action).
         await self.bot_pool.stop()
         for side in list(self._side_tasks):
@@ -240,7 +184,7 @@ class Hub:
         snapshots and archives."""
         return {
             "rooms": "ok" if self.backend.available() else "unavailable",
-            "database": "failing" if self._snapshot_failures else "ok",
+            "database": "failing" if self.durability.snapshot_failures else "ok",
         }
 
     def room_count(self) -> int:
@@ -256,40 +200,32 @@ class Hub:
         room, result = await self.backend.update(code, fn)
         await self.until_durable()
         if not self.backend.shared:
-            room = self._shown.get(code, room)
+            room = self.durability.shown.get(code, room)
         return room, result
 
     def _refuse_while_unsaved(self) -> None:
-        """While the database refuses snapshots, no new change is made: games would go on unseen
-        (bots and clocks moving on prompts nobody was shown) and unsaved changes pile up in memory.
-        Clocks and bots try again until it takes them (_until_done)."""
-        if self._snapshot_failures and not self.backend.shared:
-            raise BackendUnavailable("the server cannot save right now; try again in a moment")
+        if not self.backend.shared:
+            self.durability.refuse_while_unsaved()
 
     async def until_durable(self) -> None:
-        """Wait until every change this process has made so far is committed. (Called right after a
-        change: nothing ran in between, so the newest mark is that change's.) A store that refuses
-        writes for longer than ``durable_timeout`` makes this a 503: the change stays queued and is
-        shown once it is saved."""
-        mark = self._change_mark
-        if self._durable_mark >= mark or self._writer is None:
-            return
-        if self._writer.done():
-            raise BackendUnavailable("the server has stopped saving; this change is not saved")
-        deadline = time.monotonic() + self.config.durable_timeout
-        while self._durable_mark < mark:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise BackendUnavailable("the server cannot save right now; this is shown once it is saved")
-            event = self._durable
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), left)
+        """Wait until every change this process has made so far is committed (durability.py)."""
+        await self.durability.until_durable()
+
+    async def persist(self, by_writer: bool = False) -> None:
+        """Write what is pending now (``SnapshotWriter.persist``): the archive's readers call it
+        first, so a game is listed as soon as it ends."""
+        await self.durability.persist(by_writer)
+
+    @property
+    def games_archived(self) -> int:
+        """Games this process has archived (a cache of the recent ones reads it)."""
+        return self.durability.games_archived
 
     async def room(self, code: str) -> Room:
         """The room as players may see it: its newest durable version (with rooms in this process's
         memory, the copy last shown; a room not saved yet does not exist for anyone)."""
         if not self.backend.shared:
-            shown = self._shown.get(code)
+            shown = self.durability.shown.get(code)
             if shown is None:
                 raise RoomError(404, "no_room", f"no room {code}")
             return shown
@@ -312,30 +248,27 @@ class Hub:
         if local:
             # Only the process that made a change saves it: a change is made exactly once, so a
             # finished game is archived exactly once even with several processes.
-            if room.status is RoomStatus.OVER and room.game_id and room.game_id not in self._archived:
-                self._queue_archive(room)
+            if room.status is RoomStatus.OVER and room.game_id and not self.durability.archived(room.game_id):
+                self.durability.queue_archive(room)
             if not self.backend.shared:
                 # Shown once its snapshot is committed (the writer broadcasts it); its clocks and bots
                 # start now: what they do is held back the same way.
-                self._unsaved[room.code] = room
-                self._unshown.append(room.copy())
-                self._change_mark += 1
-                self._wake.set()
-                self._schedule(room)
+                self.durability.changed(room)
+                self.scheduler.schedule(room)
                 return
         elif (
             room.status is RoomStatus.OVER
             and room.game_id
-            and room.game_id not in self._archived
+            and not self.durability.archived(room.game_id)
             and self.backend.owns(room.code)
         ):
             # A room taken over from a process that died between saving the last move and archiving
             # the game: its new owner archives it (the store ignores a game it already holds).
-            self._queue_archive(room)
+            self.durability.queue_archive(room)
         if not local:
             self._reclaim(room)
         self.broadcast(room)
-        self._schedule(room)
+        self.scheduler.schedule(room)
 
     def _seats_here(self, code: str) -> set[str]:
         return {c.seat_id for c in self.connections.get(code, ()) if c.seat_id and not c.closed}
@@ -381,161 +314,6 @@ class Hub:
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
 
-    def _mark_archived(self, game_id: str) -> None:
-        self._archived[game_id] = None
-        if len(self._archived) > ARCHIVED_KEPT:
-            del self._archived[next(iter(self._archived))]
-
-    def _queue_archive(self, room: Room) -> None:
-        assert room.game_id is not None
-        self._mark_archived(room.game_id)
-        # The record is taken now, on the event loop, so it is the game as it ended.
-        self._unarchived[room.game_id] = room.archive_record()
-        self._wake.set()
-
-    def _take_snapshots(self) -> _Batch:
-        # Taken on the event loop, between changes, so each snapshot is one consistent room, and
-        # every copy waiting to be shown is of a version no newer than its room's snapshot.
-        taken, self._unsaved = self._unsaved, {}
-        unshown, self._unshown = self._unshown, []
-        return _Batch(taken, [room.snapshot() for room in taken.values()], unshown, self._change_mark)
-
-    def _snapshots_written(self, batch: _Batch, ok: bool) -> None:
-        if not batch.snapshots and not batch.unshown:
-            return  # (a reader's flush of finished games: it says nothing of the snapshots)
-        if ok:
-            if self._snapshot_failures:
-                log.info("room snapshots are saved again (after %d failed writes)", self._snapshot_failures)
-            self._snapshot_failures = 0
-            self._show(batch)
-            return
-        # The database refused them (full disk, a lock held too long): they are written again with
-        # the next batch, unless the room changed meanwhile and a newer snapshot is already waiting;
-        # nothing of them is shown until then.
-        self._snapshot_failures += 1
-        for code, room in batch.rooms.items():
-            self._unsaved.setdefault(code, room)
-        self._unshown[:0] = batch.unshown
-
-    def _show(self, batch: _Batch) -> None:
-        """A batch is committed: its changes reach the sockets, in the order they were made."""
-        for room in batch.unshown:
-            self._shown[room.code] = room
-            try:
-                self.broadcast(room)
-            except Exception:  # a view that fails must not stop the others, nor the writer
-                log.exception("could not show room %s's change to its sockets", room.code)
-        if batch.mark > self._durable_mark:
-            self._durable_mark = batch.mark
-            event, self._durable = self._durable, asyncio.Event()
-            event.set()
-
-    def _take_records(self) -> list[dict[str, Any]]:
-        records = list(self._unarchived.values())
-        self._unarchived.clear()
-        return records
-
-    def _write(
-        self, snapshots: list[dict[str, Any]], records: list[dict[str, Any]]
-    ) -> tuple[bool, list[dict[str, Any]]]:
-        """Save snapshots and archive games (in a worker thread); returns whether the snapshots were
-        saved, and the records that failed."""
-        failed = []
-        saved = True
-        try:
-            self.store.save_rooms(snapshots)
-        except Exception:
-            saved = False
-            if not self._snapshot_failures:  # once per outage, not every batch
-                log.exception("could not save %d room snapshot(s); retrying", len(snapshots))
-        for record in records:
-            try:
-                self.store.archive(record)
-            except Exception:
-                log.exception("could not archive game %s", record["id"])
-                failed.append(record)
-        return saved, failed
-
-    def _requeue(self, records: list[dict[str, Any]], failed: list[dict[str, Any]], count: bool) -> None:
-        failed_ids = {record["id"] for record in failed}
-        for record in records:
-            if record["id"] not in failed_ids:
-                self._archive_failures.pop(record["id"], None)
-                self.games_archived += 1
-        for record in failed:
-            if not count:  # a reader's flush: only the writer's own attempts count towards giving up
-                self._unarchived.setdefault(record["id"], record)
-                continue
-            tries = self._archive_failures.get(record["id"], 0) + 1
-            if tries < 5:  # a database that is down for a moment; a record it refuses is dropped
-                self._archive_failures[record["id"]] = tries
-                self._unarchived.setdefault(record["id"], record)
-            else:
-                self._archive_failures.pop(record["id"], None)
-                log.error("gave up archiving game %s", record["id"])
-
-    def _write_pending(self) -> None:
-        records = self._take_records()
-        batch = self._take_snapshots()
-        saved, failed = self._write(batch.snapshots, records)
-        self._snapshots_written(batch, saved)
-        self._requeue(records, failed, count=True)
-
-    async def persist(self, by_writer: bool = False) -> None:
-        """Write what is pending now, off the event loop: the writer writes snapshots and finished
-        games; readers of the archive call it first, so a game is listed as soon as it ends, and only
-        the finished games are written for them (a read must not set off snapshot writes)."""
-        async with self._persist_lock:
-            if not self._unarchived and not (by_writer and (self._unsaved or self._unshown)):
-                return
-            batch = self._take_snapshots() if by_writer else _Batch({}, [], [], self._durable_mark)
-            records = self._take_records()
-            if self.store.local:
-                # SQLite on this machine: faster on the loop than in a thread (store.py says why).
-                saved, failed = self._write(batch.snapshots, records)
-            else:
-                saved, failed = await asyncio.to_thread(self._write, batch.snapshots, records)
-            self._writes_since_checkpoint += bool(batch.snapshots)
-            self._snapshots_written(batch, saved)
-            self._requeue(records, failed, count=by_writer)
-
-    async def _write_forever(self) -> None:
-        """Group commit: a batch goes as soon as there is something to write and the one before it
-        is written, but batches start at most every ``snapshot_seconds`` (an idle server writes a
-        move at once; a busy one gathers the moves of that interval into one transaction). A
-        refused batch is retried with a backoff."""
-        started = 0.0
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            wait = started + self.config.snapshot_seconds - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            started = time.monotonic()
-            try:
-                await self.persist(by_writer=True)
-            except Exception:  # the writer must outlive anything: every change waits on it
-                log.exception("the snapshot writer failed; retrying")
-                self._snapshot_failures += 1
-            if self._snapshot_failures or self._unarchived:
-                # Refused snapshots, or games the archive refused: again after a backoff.
-                await asyncio.sleep(min(0.05 * 2 ** max(self._snapshot_failures, 1), 2.0))
-                self._wake.set()
-
-    async def _checkpoint_forever(self) -> None:
-        """SQLite's log copied into its file every few seconds while there are writes, in a thread,
-        between two batches (under the writer's lock: never during a write)."""
-        while True:
-            await asyncio.sleep(CHECKPOINT_SECONDS)
-            if not self._writes_since_checkpoint:
-                continue
-            async with self._persist_lock:
-                self._writes_since_checkpoint = 0
-                try:
-                    await asyncio.to_thread(self.store.checkpoint)
-                except Exception:
-                    log.warning("could not checkpoint the database's write-ahead log; trying again later")
-
     # ---- connections -----------------------------------------------------------------------------
 
     def connected_seats(self, room: Room) -> set[int]:
@@ -552,26 +330,22 @@ class Hub:
             return
         connected = self.connected_seats(room)
         info = room.info(connected)
-        table = room.table() if room.state is not None else None
-        cache: dict[int | None, str] = {}
-        self._texts[room.code] = (room.version, frozenset(connected), cache)
+        shared = master.table(room) if room.state is not None else None
+        cache = self._texts.fresh(room, connected)
         for conn in list(conns):
             idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
             if conn.seat_id is not None and (idx is None or room.seats[idx].left):
-                conn.send({"type": "left", "message": "you no longer hold a seat in this room"})
+                conn.send(Left())
                 conn.close()
                 continue
-            text = cache.get(idx)
-            if text is None:
-                text = cache[idx] = _encoder.encode(room.message_for(idx, connected, info, table)).decode()
-            conn.send_text(text)
+            conn.send_text(master.text_for(room, idx, connected, cache, info, shared))
 
     async def _schedule_latest(self, code: str) -> None:
         # Clocks and bots follow the room as it is now, not as it was last shown (an older seq would
         # cancel the bot turn of the current one).
         room = await self.backend.get(code)
         if room is not None:
-            self._schedule(room)
+            self.scheduler.schedule(room)
 
     def spectating(self, address: str) -> int:
         """Spectator sockets open on this process from one client address."""
@@ -625,7 +399,7 @@ class Hub:
             conns.discard(conn)
             if not conns:
                 del self.connections[conn.code]
-                self._texts.pop(conn.code, None)
+                self._texts.forget(conn.code)
                 if conn.code in self._watching:
                     self._watching.discard(conn.code)
                     with contextlib.suppress(BackendUnavailable):
@@ -645,128 +419,11 @@ class Hub:
         room = await self.room(conn.code)
         idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
         connected = self.connected_seats(room)
-        texts = self._texts.get(room.code)
-        if texts is not None and texts[0] == room.version and texts[1] == connected:
-            text = texts[2].get(idx)
-            if text is None:
-                text = texts[2][idx] = _encoder.encode(room.message_for(idx, connected)).decode()
-            conn.send_text(text)
+        cache = self._texts.current(room, connected)
+        if cache is not None:
+            conn.send_text(master.text_for(room, idx, connected, cache))
             return
-        conn.send(room.message_for(idx, connected))
-
-    # ---- scheduling ------------------------------------------------------------------------------
-
-    def _start_task(self, code: str, key: str, work: Callable[[], Any], seq: int = 0) -> None:
-        tasks = self.tasks.setdefault(code, {})
-        old = tasks.get(key)
-        if old is not None and old[0] is not asyncio.current_task():
-            old[0].cancel()
-        tasks[key] = (asyncio.create_task(self._until_done(work)), seq)
-
-    @staticmethod
-    async def _until_done(work: Callable[[], Any]) -> None:
-        """Scheduled work (a clock, a bot turn, a grace period) runs again from the start while the
-        rooms' store is unavailable: it re-checks the room's seq, so a late run does nothing wrong,
-        and a room resumes within a second of the store coming back."""
-        delay = 0.25
-        while True:
-            try:
-                await work()
-                return
-            except BackendUnavailable:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 1.0)
-
-    def _cancel(self, code: str, key: str) -> None:
-        tasks = self.tasks.get(code, {})
-        entry = tasks.pop(key, None)
-        if entry is not None and entry[0] is not asyncio.current_task():
-            entry[0].cancel()
-
-    def _schedule(self, room: Room) -> None:
-        code = room.code
-        if not self.backend.owns(code):
-            # Another process runs this room's clocks and bots (its lease in the shared backend).
-            for task, _ in self.tasks.pop(code, {}).values():
-                if task is not asyncio.current_task():
-                    task.cancel()
-            return
-        tasks = self.tasks.setdefault(code, {})
-        playing = room.status is RoomStatus.PLAYING and room.state is not None
-        # The decision clock.
-        timer = tasks.get("timer")
-        if playing and room.deadline is not None:
-            if timer is None or timer[1] != room.seq or timer[0].done():
-                # Bound now: the room object may change before a retry.
-                self._start_task(code, "timer", partial(self._timer, code, room.seq, room.deadline), room.seq)
-        elif timer is not None:
-            self._cancel(code, "timer")
-        # The end of a player's hold (the host's pause has none: the host resumes it).
-        hold = tasks.get("hold")
-        until = room.pause["until"] if playing and room.pause is not None else None
-        if until is not None:
-            if hold is None or hold[1] != room.seq or hold[0].done():
-                self._start_task(code, "hold", partial(self._hold_end, code, until), room.seq)
-        elif hold is not None:
-            self._cancel(code, "hold")
-        # Bot turns: bots, players who left, and disconnected players past their grace period. While
-        # the clocks are stopped bots wait too (an answer would close the window being talked over).
-        bots_play = playing and room.state is not None and room.pause is None
-        waiting = set(room.state.waiting_for()) if bots_play and room.state is not None else set()
-        for key in [k for k in tasks if k.startswith("bot:")]:
-            seat = int(key[4:])
-            _task, seq = tasks[key]
-            if seat not in waiting or seq != room.seq or not room.seats[seat].bot_controlled:
-                self._cancel(code, key)
-        for seat in sorted(waiting):
-            if room.seats[seat].bot_controlled:
-                key = f"bot:{seat}"
-                entry = tasks.get(key)
-                if entry is None or entry[1] != room.seq or entry[0].done():
-                    self._start_task(code, key, partial(self._bot_turn, code, seat, room.seq), room.seq)
-        # Grace periods of disconnected players.
-        connected = self.connected_seats(room) if playing else set()
-        want = set()
-        if playing:
-            for i, s in enumerate(room.seats):
-                if not s.bot and not s.left and not s.afk and i not in connected:
-                    want.add(s.id)
-        for key in [k for k in tasks if k.startswith("grace:")]:
-            if key[6:] not in want:
-                self._cancel(code, key)
-        for seat_id in want:
-            entry = tasks.get(f"grace:{seat_id}")
-            if entry is None or entry[0].done():
-                # The deadline is fixed now: a run retried after an outage does not start it again.
-                grace = room.settings.grace_seconds
-                deadline = time.time() + (self.config.grace_seconds if grace is None else grace)
-                self._start_task(code, f"grace:{seat_id}", partial(self._grace, code, seat_id, deadline))
-
-    def _bot_delay(self, room: Room) -> float:
-        base = room.settings.bot_delay
-        if base is None:
-            base = self.config.bot_delay
-        # A little irregularity reads as a person thinking.
-        return base * self._rng.uniform(0.7, 1.3)
-
-    async def _timer(self, code: str, seq: int, deadline: float) -> None:
-        # The event loop's clock is monotonic and deadlines are wall-clock epoch seconds (clients
-        # show them): sleep until the wall clock has really passed the deadline.
-        while (left := deadline - time.time()) > 0:
-            await asyncio.sleep(left + 0.005)
-
-        def expire(r: Room) -> None:
-            if r.seq != seq or r.deadline != deadline or not r.expire(time.time()):
-                raise RoomError(409, "no_change", "the clock was already answered")
-
-        with contextlib.suppress(RoomError):
-            await self.change(code, expire)
-
-    async def _hold_end(self, code: str, until: float) -> None:
-        while (left := until - time.time()) > 0:
-            await asyncio.sleep(left + 0.005)
-        with contextlib.suppress(RoomError):
-            await self.change(code, lambda r: r.resume(time.time(), hold_until=until))
+        conn.send(master.message_for(room, idx, connected))
 
     # ---- reactions: shown, never stored ------------------------------------------------------------
 
@@ -778,80 +435,17 @@ class Hub:
         idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
         if idx is None or room.seats[idx].left:
             raise RoomError(403, "no_seat", "you no longer hold a seat in this room")
-        message = {"type": "reaction", "seat": idx, "emoji": emoji}
-        self._on_event(conn.code, message)
-        await self.backend.announce(conn.code, message)
+        reaction = Reaction(idx, emoji)
+        text = encode(reaction)
+        for other in list(self.connections.get(conn.code, ())):
+            other.send_text(text)
+        # The other processes' sockets: the backend carries plain JSON (it decodes it for _on_event).
+        await self.backend.announce(conn.code, msgspec.to_builtins(reaction))
 
     def _on_event(self, code: str, message: dict[str, Any]) -> None:
         text = _encoder.encode(message).decode()
         for conn in list(self.connections.get(code, ())):
             conn.send_text(text)
-
-    async def _bot_turn(self, code: str, seat: int, seq: int) -> None:
-        room = await self.backend.get(code)
-        if room is None:
-            return
-        # The delay comes first: of several bots awaited at once (a response window), those not
-        # first to answer are cancelled before they think.
-        await asyncio.sleep(self._bot_delay(room))
-        room = await self.backend.get(code)
-        if room is None or room.seq != seq or room.state is None or room.status is not RoomStatus.PLAYING:
-            return
-        state = room.state
-        if seat not in state.waiting_for():
-            return
-        level = seat_level(room, seat)
-        view, legal = state.view(seat), state.legal_actions(seat)
-        try:
-            fallback = state.timeout_action(seat)
-        except Exception:
-            fallback = legal[0]
-        # Off the event loop, in a worker process (docs/bots.md, "On a server"); None when the
-        # decision was cut at the time cap, its worker died or the bot failed (already logged).
-        action = await self.bot_pool.decide(
-            room.game, level, seat, self._rng.getrandbits(63), view, legal, f"room {code} seat {seat}"
-        )
-        if action is None:
-            action = fallback
-        def bot_act(r: Room, chosen: Any) -> None:
-            # The player may have taken the seat back (rejoin) while the bot thought.
-            if not r.seats[seat].bot_controlled:
-                raise RoomError(409, "no_change", "the seat's player is back")
-            r.act(seat, chosen, seq, time.time(), by="bot")
-
-        try:
-            await self.change(code, lambda r: bot_act(r, action))
-        except RoomError as exc:
-            if exc.code in ("illegal", "bad_action"):
-                # Not the message: it may quote the action or the seat's legal list (its own cards).
-                kind = action.get("type") if isinstance(action, dict) else type(action).__name__
-                log.error(
-                    "bot %s chose an illegal action (type %r) for seat %d in room %s; timeout action instead",
-                    level,
-                    kind,
-                    seat,
-                    code,
-                )
-                with contextlib.suppress(RoomError):
-                    await self.change(code, lambda r: bot_act(r, fallback))
-
-    async def _grace(self, code: str, seat_id: str, deadline: float) -> None:
-        while (left := deadline - time.time()) > 0:
-            await asyncio.sleep(left)
-
-        def away(r: Room) -> None:
-            i = r.seat_index(seat_id)
-            if (
-                i is None
-                or r.status is not RoomStatus.PLAYING
-                or r.seats[i].afk
-                or i in self.connected_seats(r)
-            ):
-                raise RoomError(409, "no_change", "the player is back")
-            r.seats[i].afk = True
-
-        with contextlib.suppress(RoomError):
-            await self.change(code, away)
 
     # ---- idle rooms ------------------------------------------------------------------------------
 
@@ -877,14 +471,8 @@ class Hub:
             idle = self.config.standing_idle_seconds if room.settings.standing else self.config.idle_seconds
             if now - room.updated > idle:
                 await self.backend.delete(code)
-                async with self._persist_lock:  # after any write of it already under way
-                    # (a failed write puts its rooms back in _unsaved: dropped here, under the lock)
-                    self._unsaved.pop(code, None)
-                    self._unshown = [r for r in self._unshown if r.code != code]
-                    self._shown.pop(code, None)
-                    self._texts.pop(code, None)
-                    await asyncio.to_thread(self.store.delete_room, code)
-                for task, _ in self.tasks.pop(code, {}).values():
-                    task.cancel()
+                await self.durability.forget(code)
+                self._texts.forget(code)
+                self.scheduler.drop(code)
                 removed.append(code)
         return removed

@@ -1,9 +1,14 @@
-"""A room and its lifecycle: lobby → playing → over (→ lobby again on a rematch).
+"""A room: lobby → playing → over (→ lobby again on a rematch).
 
 Everything here is synchronous and pure apart from the clock passed in: each operation checks
 everything first and raises :class:`RoomError` (carrying the HTTP status and an error code) before
 it changes anything, so a refused request leaves the room exactly as it was. The hub wraps these
 operations with saving, broadcasting, timers and bots.
+
+:class:`Room` is made of pieces: its seats (``seats.py``), its clocks (``clocks.py``) and what is
+saved of it (``snapshots.py``); here are its lobby, its game and its standings. The names other
+modules import from here (``RoomError``, ``RoomStatus``, ``Seat``, ``seat_level``…) stay importable
+from here.
 """
 
 from __future__ import annotations
@@ -13,7 +18,6 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 import msgspec
@@ -21,8 +25,29 @@ import msgspec
 from conflictology import bots, games
 from conflictology.engine import Action, Game, GameState, IllegalAction
 from conflictology.server import standings
+from conflictology.server.clocks import Clocks
+from conflictology.server.lifecycle import RoomError, RoomStatus
 from conflictology.server.protocol import RoomSettings
-from conflictology.server.security import clean_name, distinct_name, hash_token, new_token, same_hash
+from conflictology.server.seats import MYSTERY, Seat, Seats, default_level, mystery_pool, seat_level
+from conflictology.server.snapshots import Snapshots
+
+__all__ = [
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "MYSTERY",
+    "Room",
+    "RoomError",
+    "RoomStatus",
+    "Seat",
+    "check_file_options",
+    "check_options_safe",
+    "default_level",
+    "mystery_pool",
+    "new_code",
+    "normalize_code",
+    "plausible_code",
+    "seat_level",
+]
 
 # Room codes: short and unambiguous when read aloud or copied by hand (no 0/O, no 1/I). Six of 32
 # characters make 2^30 codes: with 10,000 live rooms a guess finds one with probability 9.3e-6, and
@@ -52,53 +77,6 @@ def plausible_code(code: str) -> bool:
     """Whether ``code`` (normalized) could be a room's: 4 to 8 characters of the alphabet (earlier
     servers made 5; an unknown one is refused without a look in the rooms' store)."""
     return 4 <= len(code) <= 8 and _CODE_CHARS.issuperset(code)
-
-
-def seat_level(room: Room, seat: int) -> str:
-    """The level that plays ``seat`` of ``room`` now: a bot seat's own, or the default level for a
-    player who is away or left (and for a bot seat whose level is not offered, see ``restore``)."""
-    s = room.seats[seat]
-    game = room.game
-    if s.bot and s.level and bots.is_offered(s.level, game):
-        return s.level
-    return default_level(game)
-
-
-def default_level(game: Game) -> str:
-    """The level seated when the host names none, and the stand-in for absent players: the bots
-    package's default when it can play this game, else the random bot (which plays every game)."""
-    try:
-        bots.check(bots.DEFAULT_LEVEL, game)
-    except ValueError:
-        return "random"
-    return bots.DEFAULT_LEVEL
-
-
-# A bot whose personality the table learns only at the end of the game (drawn anew at each start).
-MYSTERY = "mystery"
-
-
-def mystery_pool(game: Game) -> list[str]:
-    """What a mystery bot may be: the game's named personalities (Capitol's), else its levels."""
-    offered = bots.offered(game)
-    pool = [name for name in offered if name.startswith("heuristic-")]
-    return pool or [lv for lv in ("easy", "normal", "hard") if lv in offered] or [default_level(game)]
-
-
-class RoomStatus(StrEnum):
-    LOBBY = "lobby"
-    PLAYING = "playing"
-    OVER = "over"
-
-
-class RoomError(Exception):
-    """A refused request: the HTTP status, a stable error code and a message for people."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
 
 
 def check_options_safe(options: Any, where: str = "options") -> None:
@@ -134,23 +112,10 @@ def check_file_options(game_name: str, options: Mapping[str, Any]) -> None:
 
 
 @dataclass
-class Seat:
-    id: str
-    name: str
-    token_hash: str | None = None  # None for a bot
-    bot: bool = False
-    level: str | None = None
-    afk: bool = False  # a disconnected player past the grace period: a bot plays for them
-    left: bool = False  # the player left (or was kicked) mid-game: a bot plays on
-    mystery: bool = False  # a mystery bot: its level is shown only once the game is over
+class Room(Seats, Clocks, Snapshots):
+    """A room: its seats (seats.py), its clocks (clocks.py), what is saved of it (snapshots.py), and
+    here its lobby, its game and its standings."""
 
-    @property
-    def bot_controlled(self) -> bool:
-        return self.bot or self.afk or self.left
-
-
-@dataclass
-class Room:
     code: str
     game_name: str
     options: dict[str, Any]
@@ -170,7 +135,7 @@ class Room:
     finished: float | None = None
     deadline: float | None = None
     deadline_kind: str | None = None
-    # The awaited seats and their legal actions when the clock was set (see _update_deadline).
+    # The awaited seats and their legal actions when the clock was set (see Clocks._set_clock).
     decision: dict[int, str] = field(default_factory=dict)
     past_games: list[str] = field(default_factory=list)
     # A standing room's record of every game played in it (server/standings.py); None before the first.
@@ -180,48 +145,7 @@ class Room:
     pause: dict[str, Any] | None = None
     holds: list[str] = field(default_factory=list)
 
-    # ---- lookups ---------------------------------------------------------------------------------
-
-    @property
-    def game(self) -> Game:
-        return games.get(self.game_name)
-
-    def seat_index(self, seat_id: str) -> int | None:
-        for i, s in enumerate(self.seats):
-            if s.id == seat_id:
-                return i
-        return None
-
-    def seat_of_token(self, token: str | None) -> int | None:
-        if not token:
-            return None
-        h = hash_token(token)
-        found = None
-        for i, s in enumerate(self.seats):
-            if s.token_hash is not None and same_hash(s.token_hash, h):
-                found = i
-        return found
-
-    def host_index(self) -> int | None:
-        return None if self.host is None else self.seat_index(self.host)
-
-    def require_host(self, token: str | None) -> int:
-        if not token:
-            raise RoomError(401, "no_token", "this needs the host's token (Authorization: Bearer …)")
-        seat = self.seat_of_token(token)
-        if seat is None:
-            raise RoomError(401, "bad_token", "unknown token for this room")
-        if self.seats[seat].id != self.host:
-            raise RoomError(403, "not_host", "only the host may do this")
-        return seat
-
-    def require_seat(self, token: str | None) -> int:
-        if not token:
-            raise RoomError(401, "no_token", "this needs your seat's token (Authorization: Bearer …)")
-        seat = self.seat_of_token(token)
-        if seat is None:
-            raise RoomError(401, "bad_token", "unknown token for this room")
-        return seat
+    # ---- what anyone may read -------------------------------------------------------------------
 
     def info(self, connected: set[int] | None = None) -> dict[str, Any]:
         """The public description of the room (GET /api/rooms/{code}); never a token."""
@@ -300,117 +224,6 @@ class Room:
             game.new_game(players=count, seed=0, options=options)
         except ValueError as exc:
             raise RoomError(400, "bad_options", str(exc)) from None
-
-    def _require_lobby(self) -> None:
-        if self.status is not RoomStatus.LOBBY:
-            raise RoomError(409, "not_in_lobby", f"the room is {self.status.value}, not in its lobby")
-
-    def _require_room_for(self, count: int) -> None:
-        if len(self.seats) + count > self.game.max_players:
-            raise RoomError(409, "full", f"{self.game.title} seats at most {self.game.max_players} players")
-
-    def _add_human(self, name: str) -> str:
-        shown = clean_name(name)
-        if not shown:
-            raise RoomError(400, "bad_name", "a name needs at least one visible character")
-        shown = distinct_name(shown, (s.name for s in self.seats))
-        token = new_token()
-        self.seats.append(Seat(id=uuid.uuid4().hex, name=shown, token_hash=hash_token(token)))
-        return token
-
-    def join(self, name: str) -> tuple[int, str]:
-        self._require_lobby()
-        self._require_room_for(1)
-        token = self._add_human(name)
-        return len(self.seats) - 1, token
-
-    def add_bots(self, count: int, level: str | None) -> list[int]:
-        self._require_lobby()
-        game = self.game
-        level = level or default_level(game)
-        mystery = level == MYSTERY
-        if not mystery and not bots.is_offered(level, game):
-            # A closed list: a spec with parameters ("ismcts:seconds=1e9") would let anyone set
-            # what a bot costs the server (the library and the command line still take them).
-            raise RoomError(
-                400,
-                "unknown_level",
-                f"unknown bot level {level!r} for {game.title}; offered: {', '.join(bots.offered(game))}",
-            )
-        self._require_room_for(count)
-        added = []
-        for _ in range(count):
-            n = sum(1 for s in self.seats if s.bot) + 1
-            if mystery:
-                name = distinct_name(f"Mystery bot {n}", (s.name for s in self.seats))
-                chosen = secrets.choice(mystery_pool(game))
-                self.seats.append(Seat(id=uuid.uuid4().hex, name=name, bot=True, level=chosen, mystery=True))
-                added.append(len(self.seats) - 1)
-                continue
-            name = distinct_name(f"Bot {n} ({level})", (s.name for s in self.seats))
-            self.seats.append(Seat(id=uuid.uuid4().hex, name=name, bot=True, level=level))
-            added.append(len(self.seats) - 1)
-        return added
-
-    def kick(self, seat: int) -> Seat:
-        """The host removes a seat: in the lobby it is gone; in a game a bot plays it on; after the
-        game it is marked left and gone at the rematch."""
-        if not 0 <= seat < len(self.seats):
-            raise RoomError(400, "bad_seat", f"no seat {seat} in this room")
-        target = self.seats[seat]
-        if target.id == self.host:
-            raise RoomError(400, "bad_seat", "the host cannot kick themselves (leave instead)")
-        if self._holds_game():
-            if self.status is RoomStatus.PLAYING and target.bot:
-                raise RoomError(409, "bad_seat", "a bot already plays this seat")
-            if target.left and target.token_hash is not None:
-                # A player who left mid-game keeps a way back (rejoin) until the host kicks them.
-                target.token_hash = None
-                return target
-            if target.left:
-                raise RoomError(409, "bad_seat", "this seat has already left")
-            target.left = True
-            target.token_hash = None
-        else:
-            del self.seats[seat]
-        return target
-
-    def _holds_game(self) -> bool:
-        """Seats index the game state while it is playing and while a finished one is still shown
-        (its views and ``winners`` are by seat): a seat leaving then is marked, not removed, until
-        the rematch rebuilds the lobby."""
-        return self.status in (RoomStatus.PLAYING, RoomStatus.OVER)
-
-    def leave(self, seat: int) -> None:
-        target = self.seats[seat]
-        if self.status is RoomStatus.PLAYING:
-            # A bot plays on, and the token still names the seat: the same browser may take it back
-            # while this game lasts (rejoin). A kick clears the token; the rematch drops the seat.
-            target.left = True
-        elif self._holds_game():
-            target.left = True
-            target.token_hash = None
-        else:
-            del self.seats[seat]
-        if target.id == self.host:
-            # Host role passes to the next human still seated, in seat order.
-            self.host = next((s.id for s in self.seats if not s.bot and not s.left), None)
-
-    def rejoin(self, token: str | None) -> int:
-        """A player who left this game takes their seat back from the bot (their own token, while
-        the game is being played); returns the seat."""
-        seat = self.require_seat(token)
-        if self.status is not RoomStatus.PLAYING:
-            message = f"the room is {self.status.value}: a seat is taken back only mid-game"
-            raise RoomError(409, "not_playing", message)
-        target = self.seats[seat]
-        if not target.left:
-            raise RoomError(409, "not_left", "this seat is still yours: there is nothing to take back")
-        target.left = False
-        target.afk = False
-        if self.host is None:
-            self.host = target.id
-        return seat
 
     def patch(
         self, options: dict[str, Any] | None, settings: RoomSettings | None, game_name: str | None = None
@@ -542,18 +355,6 @@ class Room:
         self._after_state_change(now, force_new_clock=True)
         return applied
 
-    def _current_decision(self) -> dict[int, str]:
-        """What each awaited seat faces: its legal actions as canonical text (keys sorted). Taken on
-        every move, so it is encoded with msgspec rather than json.dumps."""
-        assert self.state is not None
-        return {s: _decision_text(self.state.legal_actions(s)) for s in self.state.waiting_for()}
-
-    def _continues(self, before: dict[int, str], now: dict[int, str] | None = None) -> bool:
-        """The same decision goes on when some awaited seats dropped out (a pass in a response
-        window, one of two simultaneous plays in) and the others face exactly what they faced."""
-        now = self._current_decision() if now is None else now
-        return bool(now) and set(now) < set(before) and all(before[s] == k for s, k in now.items())
-
     def _after_state_change(self, now: float, force_new_clock: bool = False) -> None:
         assert self.state is not None
         if self.state.is_over():
@@ -566,91 +367,7 @@ class Room:
                 self._count_game(now)
             self.pause = None
             return
-        now_deciding = self._current_decision()
-        # While the clocks are stopped the running clock is kept as the seconds it has left.
-        running = self.deadline is not None or (self.pause is not None and self.pause["left"] is not None)
-        if not force_new_clock and running and self._continues(self.decision, now_deciding):
-            self.decision = now_deciding
-            return
-        self.decision = now_deciding
-        # Which clock (Capitol ruling 19): the game says what kind of decision each seat faces.
-        kinds = [self.state.decision_kind(s) for s in self.decision]
-        kind = max(kinds, key=lambda k: self._seconds(k)) if kinds else "choice"
-        self.deadline_kind = kind
-        seconds = self._seconds(kind) if self.settings.timers else None
-        if self.pause is not None:
-            # A decision reached while the clocks are stopped gets its whole clock when they start.
-            self.pause["left"] = seconds
-            self.deadline = None
-        else:
-            self.deadline = None if seconds is None else now + seconds
-
-    # ---- table talk: every clock stopped (a player's hold, the host's pause) -------------------------
-
-    def _require_playing(self) -> None:
-        if self.status is not RoomStatus.PLAYING or self.state is None:
-            raise RoomError(409, "not_playing", f"the room is {self.status.value}: no game is being played")
-
-    def _stop_clocks(self, kind: str, seat: int, now: float, until: float | None) -> None:
-        """Stop every clock: the decision clock is kept as the seconds it had left, and bots wait
-        (the hub schedules no bot turn while ``pause`` is set). Players may still act."""
-        left = None if self.deadline is None else max(0.0, self.deadline - now)
-        self.pause = {"kind": kind, "seat": seat, "since": now, "until": until, "left": left}
-        self.deadline = None
-
-    def hold(self, seat: int, now: float) -> None:
-        """A player holds the clock for table talk: once per game, while no clock is stopped."""
-        self._require_playing()
-        s = self.seats[seat]
-        if s.left:
-            raise RoomError(403, "no_seat", "you no longer hold a seat in this room")
-        if s.id in self.holds:
-            raise RoomError(409, "hold_used", "you have already held the clock in this game")
-        if self.pause is not None:
-            raise RoomError(409, "paused", "the clocks are already stopped")
-        self.holds.append(s.id)
-        self._stop_clocks("hold", seat, now, now + self.settings.hold_seconds)
-
-    def host_pause(self, seat: int, now: float) -> None:
-        """The host stops every clock until they resume. A hold running then becomes the host's
-        pause (its clock keeps the seconds it had left; the holder's one hold is spent)."""
-        self._require_playing()
-        if self.pause is not None and self.pause["kind"] == "host":
-            raise RoomError(409, "paused", "the game is already paused")
-        if self.pause is not None:
-            self.pause.update(kind="host", seat=seat, until=None)
-            return
-        self._stop_clocks("host", seat, now, None)
-
-    def resume(self, now: float, hold_until: float | None = None) -> None:
-        """Start the clocks again: the decision clock gets back the seconds it had left, so its
-        deadline moves by exactly as long as the clocks were stopped. ``hold_until``: only end the
-        hold that ends then (the hub's timer; a newer pause is left alone). A hold ends at its
-        ``until`` even when its timer runs late (a restart), and sooner when the host resumes it."""
-        self._require_playing()
-        pause = self.pause
-        if pause is None:
-            raise RoomError(409, "not_paused", "the clocks are not stopped")
-        if hold_until is not None and (pause["kind"] != "hold" or pause["until"] != hold_until):
-            raise RoomError(409, "no_change", "this hold has already ended")
-        end = now if pause["until"] is None else min(now, pause["until"])
-        self.pause = None
-        self.deadline = None if pause["left"] is None else end + pause["left"]
-
-    def pause_info(self) -> dict[str, Any] | None:
-        """What every connection is told of a stop: who, since and until when, and the seconds the
-        decision clock will have when it starts again."""
-        if self.pause is None:
-            return None
-        p = self.pause
-        return {
-            "kind": p["kind"],
-            "seat": p["seat"],
-            "since": p["since"],
-            "until": p["until"],
-            "left": p["left"],
-            "timer": self.deadline_kind if p["left"] is not None else None,
-        }
+        self._set_clock(now, force_new_clock)
 
     # ---- the standing table ----------------------------------------------------------------------
 
@@ -671,30 +388,7 @@ class Room:
     def reset_standings(self, now: float) -> None:
         self.standings = standings.empty(now)
 
-    def claim(self, token: str) -> tuple[int, str, str]:
-        """A player on a new device takes their name back with the token of a seat they played a
-        game of this room with: the seat itself if it is still here (``token`` is returned), else a
-        new seat under exactly that name (lobby only; the new token counts as theirs from now on)."""
-        key = hash_token(token)
-        seat = self.seat_of_token(token)
-        if seat is not None:
-            return seat, token, self.seats[seat].name
-        name = standings.claimed_name(self.standings, key)
-        if name is None:
-            raise RoomError(403, "bad_claim", "no game of this room's standings was played with that token")
-        self._require_lobby()
-        if any(standings.name_key(s.name) == standings.name_key(name) for s in self.seats):
-            raise RoomError(409, "name_taken", f"{name} is already seated at this table")
-        self._require_room_for(1)
-        new = new_token()
-        self.seats.append(Seat(id=uuid.uuid4().hex, name=name, token_hash=hash_token(new)))
-        assert self.standings is not None  # a name was found in it
-        self.standings = standings.with_key(self.standings, name, hash_token(new))
-        return len(self.seats) - 1, new, name
-
-    def _seconds(self, kind: str) -> float:
-        s = self.settings
-        return {"turn": s.turn_seconds, "response": s.response_seconds}.get(kind, s.choice_seconds)
+    # ---- the next game ---------------------------------------------------------------------------
 
     def rematch(self) -> None:
         """Back to the lobby with the same table (players who left are gone, bots stay)."""
@@ -717,133 +411,7 @@ class Room:
         self.holds = []
         self.seq += 1
 
-    # ---- what each connection is sent ----------------------------------------------------------
-
-    def message_for(
-        self,
-        seat: int | None,
-        connected: set[int],
-        info: dict[str, Any] | None = None,
-        table: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """``info``: this room's info(connected), when the caller already has it (a broadcast
-        builds it once for every seat, with the table's clock stops and timeouts: ``table()``)."""
-        if info is None:
-            info = self.info(connected)
-        if self.status is RoomStatus.LOBBY or self.state is None:
-            # "you": the receiver's seat (None for a spectator); seats renumber when someone leaves.
-            return {"type": "lobby", "room": info, "you": seat}
-        state = self.state
-        view = state.view(seat)
-        legal = state.legal_actions(seat) if seat is not None and not self.seats[seat].left else []
-        msg: dict[str, Any] = {
-            "type": "state",
-            "seq": self.seq,
-            "view": view,
-            "legal": legal,
-            "deadline": self.deadline,
-            "timer": self.deadline_kind if self.deadline is not None else None,
-            "room": info,
-            **(table or self.table()),
-        }
-        if state.is_over():
-            msg["winners"] = state.winners()
-            if "winners" not in view:
-                view["winners"] = state.winners()
-        return msg
-
-    def table(self) -> dict[str, Any]:
-        """What a state message tells every seat alike about the clocks: timeouts, a pause, holds
-        (built once per broadcast: ``timeouts`` reads the game's whole action list)."""
-        return {
-            "timeouts": self.timeouts(),
-            "pause": self.pause_info(),
-            "holds": [i for i, s in enumerate(self.seats) if s.id in self.holds],
-        }
-
-    def timeouts(self, last: int = 20) -> list[dict[str, int]]:
-        """Whose clock ran out in this game, newest last: the state each timeout action made (``seq``)
-        and the seat. Public, as the clock was; the action itself is told by the game's log (an
-        action's own fields may be private: the cards an exchange keeps)."""
-        out = [{"seq": a["seq"], "seat": a["seat"]} for a in self.actions if a["by"] == "timeout"]
-        return out[-last:]
-
-    def archive_record(self) -> dict[str, Any]:
-        """The finished game, whole: initial deal, every action, final state (ruling: a finished
-        game's log may be published whole)."""
-        assert self.state is not None and self.game_id is not None
-        final_public = self.state.view(None)
-        return {
-            "id": self.game_id,
-            "room": self.code,
-            "game": self.game_name,
-            # GET /api/games lists only public rooms' games: a private room's code is its only lock.
-            "public": self.settings.public,
-            "options": self.options,
-            "players": [
-                {"seat": i, "name": s.name, "bot": s.bot, "level": s.level} for i, s in enumerate(self.seats)
-            ],
-            "started": self.started,
-            "finished": self.finished,
-            "winners": self.state.winners(),
-            "initial": self.initial_json,
-            "actions": self.actions,
-            "final": self.state.to_json(),
-            "log": final_public.get("log", []),
-            # The players' token hashes: a private room's finished games are replayed only for them
-            # (never served: GET /api/games/{id} picks its fields).
-            "keys": [s.token_hash for s in self.seats if s.token_hash is not None],
-        }
-
-    # ---- snapshots -------------------------------------------------------------------------------
-
-    def copy(self) -> Room:
-        """A working copy a shared backend changes before its version check: every container is
-        new, and the game state is shared because room operations never change it in place
-        (``act`` and ``expire`` apply to a clone and swap it in)."""
-        # Attribute by attribute rather than dataclasses.replace, which runs __init__ with every
-        # field: a shared backend copies on every move, and this is 4x faster.
-        room = object.__new__(Room)
-        room.__dict__.update(self.__dict__)
-        room.options = dict(self.options)
-        room.seats = [_copy_seat(s) for s in self.seats]
-        room.actions = list(self.actions)
-        room.decision = dict(self.decision)
-        room.past_games = list(self.past_games)
-        room.pause = None if self.pause is None else dict(self.pause)
-        room.holds = list(self.holds)
-        return room
-
-    def snapshot(self) -> dict[str, Any]:
-        # Containers are copied: a snapshot may be encoded on another thread while the room changes
-        # (a move appended to the live log must not land in an older snapshot).
-        return {
-            "code": self.code,
-            "game": self.game_name,
-            "options": dict(self.options),
-            "settings": msgspec.to_builtins(self.settings),
-            "seats": [s.__dict__.copy() for s in self.seats],
-            "host": self.host,
-            "status": self.status.value,
-            "created": self.created,
-            "updated": self.updated,
-            "version": self.version,
-            "seq": self.seq,
-            "game_id": self.game_id,
-            "state": self.state.to_json() if self.state is not None else None,
-            "initial": self.initial_json,
-            "actions": list(self.actions),
-            "started": self.started,
-            "finished": self.finished,
-            "deadline": self.deadline,
-            "deadline_kind": self.deadline_kind,
-            "decision": {str(k): v for k, v in self.decision.items()},
-            "past_games": list(self.past_games),
-            # Replaced, never changed in place (server/standings.py): shared safely with the writer.
-            "standings": self.standings,
-            "pause": None if self.pause is None else dict(self.pause),
-            "holds": list(self.holds),
-        }
+    # ---- a snapshot read back (snapshots.py writes them) ---------------------------------------
 
     @classmethod
     def restore(cls, data: Mapping[str, Any]) -> Room:
@@ -886,14 +454,3 @@ class Room:
         return room
 
 
-def _copy_seat(seat: Seat) -> Seat:
-    new = object.__new__(Seat)
-    new.__dict__.update(seat.__dict__)
-    return new
-
-
-def _decision_text(legal: list[Action]) -> str:
-    return _decision_encoder.encode({"legal": legal}).decode()  # action_key's text (non-ASCII unescaped)
-
-
-_decision_encoder = msgspec.json.Encoder(order="sorted")

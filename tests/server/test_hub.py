@@ -1,0 +1,169 @@
+"""The hub's connections (server/hub.py): a socket attached gets its own message and the others
+see the seat come online; every change reaches each socket as its own view only; a socket detached
+is seen to go; a second tab is answered without a new broadcast; a seat kicked is told it left; a
+reaction reaches every socket. Each test waits for the messages it checks, never for a while."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from conflictology.server.config import ServerConfig
+from conflictology.server.hub import Connection, Hub
+from conflictology.server.protocol import RoomSettings
+from conflictology.server.rooms import Room
+from conflictology.server.store import Store
+
+
+class Socket:
+    """A WebSocket's far end: every message the hub sends, decoded, in order."""
+
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.closed = False
+
+    async def send_text(self, text: str) -> None:
+        await self.inbox.put(json.loads(text))
+
+    async def close(self) -> None:
+        self.closed = True
+
+    async def next(self) -> dict[str, Any]:
+        return await asyncio.wait_for(self.inbox.get(), 5)
+
+    def empty(self) -> bool:
+        return self.inbox.empty()
+
+
+def run(tmp_path: Path, test: Callable[[Hub, list[str]], Awaitable[None]]) -> None:
+    """A hub on SQLite with room HUB234: Ada (host, seat 0), Bob and Cy; ``test(hub, tokens)``."""
+    store = Store(f"sqlite:///{tmp_path / 'hub.sqlite3'}")
+    hub = Hub(ServerConfig(), store)
+
+    async def main() -> None:
+        await hub.start()
+        room, host = Room.create("HUB234", "capitol", "Ada", {"first_player": 0}, RoomSettings())
+        tokens = [host, room.join("Bob")[1], room.join("Cy")[1]]
+        await hub.backend.insert(room)
+        await hub.until_durable()
+        try:
+            await test(hub, tokens)
+        finally:
+            await hub.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()
+
+
+async def connect(hub: Hub, seat: int | None) -> tuple[Socket, Connection]:
+    room = await hub.room("HUB234")
+    socket = Socket()
+    conn = Connection(socket, "HUB234", None if seat is None else room.seats[seat].id, hub.config)
+    await hub.attach(conn)
+    return socket, conn
+
+
+def connected(message: dict[str, Any]) -> list[bool]:
+    return [s["connected"] for s in message["room"]["seats"]]
+
+
+def test_a_seat_attached_gets_its_own_message_and_the_others_see_it_come_online(tmp_path: Path) -> None:
+    async def test(hub: Hub, tokens: list[str]) -> None:
+        ada, _ = await connect(hub, 0)
+        first = await ada.next()
+        assert first["type"] == "lobby" and first["you"] == 0 and connected(first) == [True, False, False]
+        bob, _ = await connect(hub, 1)
+        seen_by_bob, seen_by_ada = await bob.next(), await ada.next()
+        assert seen_by_bob["you"] == 1 and seen_by_ada["you"] == 0
+        assert connected(seen_by_bob) == connected(seen_by_ada) == [True, True, False]
+        watcher, _ = await connect(hub, None)
+        watched = await watcher.next()
+        assert watched["you"] is None and connected(watched) == [True, True, False]
+        assert ada.empty() and bob.empty()  # a spectator changes nobody else's message
+        assert sorted(c.seat_id is None for c in hub.connections["HUB234"]) == [False, False, True]
+
+    run(tmp_path, test)
+
+
+def test_each_socket_gets_only_its_own_view_of_a_change(tmp_path: Path) -> None:
+    async def test(hub: Hub, tokens: list[str]) -> None:
+        sockets = [(await connect(hub, seat))[0] for seat in (0, 1, 2, None)]
+        for socket, lobbies in zip(sockets, (3, 2, 1, 1), strict=True):  # as each seat came online
+            for _ in range(lobbies):
+                assert (await socket.next())["type"] == "lobby"
+        room, _ = await hub.change("HUB234", lambda r: r.start(1000.0))
+        assert room.state is not None
+        for seat, socket in zip((0, 1, 2, None), sockets, strict=True):
+            msg = await socket.next()
+            assert msg["type"] == "state" and msg["seq"] == room.seq
+            assert msg["view"] == json.loads(json.dumps(room.state.view(seat)))
+            assert msg["legal"] == ([] if seat is None else room.state.legal_actions(seat))
+            for player in msg["view"]["players"]:
+                mine = seat is not None and player["seat"] == seat
+                assert isinstance(player["hidden"], list) == mine  # others' cards are a count
+
+    run(tmp_path, test)
+
+
+def test_a_second_tab_is_answered_from_the_last_broadcast_and_nobody_else_hears(tmp_path: Path) -> None:
+    async def test(hub: Hub, tokens: list[str]) -> None:
+        ada, _ = await connect(hub, 0)
+        first = await ada.next()
+        again, _ = await connect(hub, 0)  # the same seat in another tab
+        assert await again.next() == first
+        assert ada.empty()
+        await hub.send_current((await connect(hub, None))[1])  # a sync: the spectator's twice
+        assert ada.empty() and again.empty()
+
+    run(tmp_path, test)
+
+
+def test_a_seat_detached_is_seen_to_go_and_an_empty_room_is_forgotten(tmp_path: Path) -> None:
+    async def test(hub: Hub, tokens: list[str]) -> None:
+        ada, _ = await connect(hub, 0)
+        await ada.next()
+        bob, bob_conn = await connect(hub, 1)
+        await bob.next()
+        assert connected(await ada.next()) == [True, True, False]
+        await hub.detach(bob_conn)
+        assert connected(await ada.next()) == [True, False, False]
+        assert bob_conn.closed and bob.empty()
+        conns = list(hub.connections["HUB234"])
+        for conn in conns:
+            await hub.detach(conn)
+        assert "HUB234" not in hub.connections
+
+    run(tmp_path, test)
+
+
+def test_a_kicked_seat_is_told_it_left_and_closed_while_the_others_see_the_table(tmp_path: Path) -> None:
+    async def test(hub: Hub, tokens: list[str]) -> None:
+        ada, _ = await connect(hub, 0)
+        await ada.next()
+        cy, cy_conn = await connect(hub, 2)
+        await cy.next()
+        await ada.next()
+        await hub.change("HUB234", lambda r: r.kick(2))
+        assert await cy.next() == {"type": "left", "message": "you no longer hold a seat in this room"}
+        assert cy_conn.closed
+        assert [s["name"] for s in (await ada.next())["room"]["seats"]] == ["Ada", "Bob"]
+
+    run(tmp_path, test)
+
+
+def test_a_reaction_reaches_every_socket_in_the_room(tmp_path: Path) -> None:
+    async def test(hub: Hub, tokens: list[str]) -> None:
+        ada, ada_conn = await connect(hub, 0)
+        watcher, _ = await connect(hub, None)
+        await ada.next()
+        await watcher.next()
+        await hub.react(ada_conn, "👏")
+        expected = {"type": "reaction", "seat": 0, "emoji": "👏"}
+        assert await ada.next() == expected and await watcher.next() == expected
+
+    run(tmp_path, test)
