@@ -105,7 +105,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         transport,
     )
     routes += page_routes(config.web_dir)
-    # Counted by the protocol classes of connections.uvicorn_options; rendered with the app's metrics.
+    # Counted by the protocol classes of guarded_protocols.uvicorn_options; rendered with the app's metrics.
     connections = ConnectionGuard(ConnectionLimits.from_config(config))
     metrics.count_connections(connections.stats)
 
