@@ -20,7 +20,7 @@ from conflictology.server.connections import ConnectionGuard, ConnectionLimits
 from conflictology.server.hub import Hub
 from conflictology.server.metrics import Metrics
 from conflictology.server.middleware import GuardMiddleware
-from conflictology.server.refusals import DeniedHandshakeFilter, install_denied_handshake_filter
+from conflictology.server.refusals import install_denied_handshake_filter
 from conflictology.server.rooms import RoomError
 from conflictology.server.routes.common import room_error
 from conflictology.server.routes.games import GameRoutes
@@ -30,8 +30,6 @@ from conflictology.server.routes.rooms import RoomRoutes
 from conflictology.server.routes.standings import StandingRoutes
 from conflictology.server.store import Store
 from conflictology.server.transport import SocketTransport
-
-__all__ = ["DeniedHandshakeFilter", "create_app"]
 
 
 def _backend(config: ServerConfig) -> RoomBackend | None:
