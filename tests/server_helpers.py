@@ -27,7 +27,7 @@ from conflictology import games
 from conflictology.engine import Game, GameState
 from conflictology.server.app import create_app
 from conflictology.server.config import ServerConfig
-from conflictology.server.connections import uvicorn_options
+from conflictology.server.guarded_protocols import uvicorn_options
 
 
 def free_port() -> int:

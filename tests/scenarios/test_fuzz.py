@@ -206,20 +206,18 @@ def test_a_body_the_client_stopped_sending_is_refused_as_client_gone() -> None:
     """The same, at the one place a body is read: a client that hangs up before its body arrives is
     answered client_gone (400) — not a server error."""
     import asyncio
-    from types import SimpleNamespace
 
     from starlette.requests import Request
 
     from conflictology.server import protocol
-    from conflictology.server.app import Api
     from conflictology.server.rooms import RoomError
+    from conflictology.server.routes.common import read_body
 
     async def receive() -> dict[str, Any]:
         return {"type": "http.disconnect"}
 
     scope = {"type": "http", "method": "POST", "path": "/api/rooms", "headers": [], "query_string": b""}
     request = Request(scope, receive)
-    api = SimpleNamespace(config=SimpleNamespace(max_body_bytes=1024))
     with pytest.raises(RoomError) as refused:
-        asyncio.run(Api._body(api, request, protocol.CreateRoom))  # type: ignore[arg-type]
+        asyncio.run(read_body(request, protocol.CreateRoom, 1024))
     assert (refused.value.status, refused.value.code) == (400, "client_gone")

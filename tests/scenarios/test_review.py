@@ -253,7 +253,7 @@ def test_refused_handshakes_leave_no_error_in_the_log(
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors == []
     # A real failure to complete a handshake is still reported (the filter is that narrow).
-    from conflictology.server.app import DeniedHandshakeFilter
+    from conflictology.server.refusals import DeniedHandshakeFilter
 
     record = logging.LogRecord(
         "uvicorn.error", logging.ERROR, __file__, 1, DeniedHandshakeFilter.MESSAGE, None, None

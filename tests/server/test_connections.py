@@ -23,12 +23,10 @@ from typing import Any
 import httpx
 import pytest
 
-from conflictology.server.connections import (
-    ConnectionGuard,
-    RateCappedLog,
-    address_key,
-    default_max_connections,
-)
+from conflictology.server.connections import ConnectionGuard
+from conflictology.server.log_caps import RateCappedLog
+from conflictology.server.open_files import default_max_connections
+from conflictology.server.security import address_key
 from server_helpers import (
     Player,
     Server,

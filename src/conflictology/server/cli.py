@@ -304,7 +304,8 @@ def register(app: typer.Typer) -> None:
 
         from conflictology.server.app import create_app
         from conflictology.server.config import ServerConfig, public_origin
-        from conflictology.server.connections import describe, raise_open_file_limit, uvicorn_options
+        from conflictology.server.guarded_protocols import describe, uvicorn_options
+        from conflictology.server.open_files import raise_open_file_limit
 
         if port is None:
             port = _port_from_environment()

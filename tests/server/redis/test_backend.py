@@ -72,7 +72,7 @@ def capitol_room(code: str, players: int = 2) -> Room:
 
 async def followers_of(backend: RedisBackend, code: str) -> set[str]:
     """The processes listed in Redis as following a room."""
-    return {x.decode() for x in await backend.redis.smembers(backend._k_followers(code))}
+    return {x.decode() for x in await backend.redis.smembers(backend.keys.followers(code))}
 
 
 async def eventually(pred: Any, timeout: float = 10.0) -> None:
@@ -196,14 +196,14 @@ def test_changes_are_announced_to_interested_processes(redis_url: str, prefix: s
             await b.presence("DDDDD", "seat-x", False)
             await eventually(lambda: a.remote_seats("DDDDD") == set())
             # B subscribed to DDDDD's channel only; once it lets go, it hears nothing more of it.
-            assert b._following == {"DDDDD"} and a._following == {"DDDDD", "EEEEE"}
-            b._interested = lambda code: False
+            assert b.channels.following == {"DDDDD"} and a.channels.following == {"DDDDD", "EEEEE"}
+            b.channels.interested = lambda code: False
             await b.unwatch("DDDDD")
             heard = len(seen_b.events)
             await a.update("DDDDD", lambda r: r.past_games.append("y"))
             await a.update("EEEEE", lambda r: r.past_games.append("y"))
             await asyncio.sleep(0.3)
-            assert len(seen_b.events) == heard and b._following == set()
+            assert len(seen_b.events) == heard and b.channels.following == set()
         finally:
             await a.stop()
             await b.stop()
@@ -233,7 +233,7 @@ def test_a_dead_process_rooms_are_taken_over_and_its_presence_removed(redis_url:
             assert followers == {b.process}
             # B announces the room to its own hub (to start its clocks) as a non-local change.
             await eventually(lambda: ("FFFFF", 1, False) in seen_b.events)
-            presence = await b.redis.hkeys(b._k_presence("FFFFF"))
+            presence = await b.redis.hkeys(b.keys.presence("FFFFF"))
             assert presence == [], "the dead process's seats must not look connected"
             room = await b.get("FFFFF")
             assert room is not None and room.status is RoomStatus.LOBBY
@@ -254,9 +254,10 @@ def test_a_read_overtaken_by_a_change_never_shows_an_older_room(redis_url: str, 
         try:
             await a.insert(capitol_room("RRRRR"))
             await eventually(lambda: ("RRRRR", 1, False) in seen.events)  # its subscription's read
-            await eventually(lambda: not a._refreshing)
-            a._cache.clear()  # as after an announcement from another process: the next read goes to Redis
-            original = a._read
+            await eventually(lambda: not a.channels.refreshing)
+            # As after an announcement from another process: the next read goes to Redis.
+            a.storage.cache.clear()
+            original = a.storage.read
             raced = False
 
             async def read_then_change_lands(code: str, start: int = 0) -> Any:
@@ -267,7 +268,7 @@ def test_a_read_overtaken_by_a_change_never_shows_an_older_room(redis_url: str, 
                     await a.update("RRRRR", lambda r: r.past_games.append("landed"))
                 return result
 
-            a._read = read_then_change_lands  # type: ignore[method-assign]
+            a.storage.read = read_then_change_lands  # type: ignore[method-assign]
             room = await a.get("RRRRR")
             assert raced
             assert room is not None and room.version == 2 and room.past_games == ["landed"]
@@ -292,14 +293,14 @@ def test_a_change_is_pushed_once_when_its_announcement_beats_the_reply(redis_url
             await b.watch("SSSSS")
             await eventually(lambda: ("SSSSS", 1, False) in seen.events)  # the subscription's read
             await eventually(lambda: ("SSSSS", 1, False) in seen_b.events)
-            send = a._send
+            send = a.storage.batches.send
 
             async def slow_reply(batch: Any, load: bool = True) -> Any:
                 results = await send(batch, load)
                 await asyncio.sleep(0.2)  # the announcement is read meanwhile
                 return results
 
-            a._send = slow_reply  # type: ignore[method-assign]
+            a.storage.batches.send = slow_reply  # type: ignore[method-assign]
             await a.update("SSSSS", lambda r: r.past_games.append("once"))
             await eventually(lambda: ("SSSSS", 2, False) in seen_b.events)  # it was announced
             await asyncio.sleep(0.2)
@@ -325,16 +326,16 @@ def test_saves_ready_in_one_loop_turn_share_one_round_trip(redis_url: str, prefi
                 await b.watch(code)
             # A re-reads each room once when its subscription is acknowledged: let that settle first.
             await eventually(lambda: all((code, 1, False) in seen.events for code in codes))
-            await eventually(lambda: not a._refreshing)
+            await eventually(lambda: not a.channels.refreshing)
             sends = 0
-            send = a._send
+            send = a.storage.batches.send
 
             async def counted(batch: Any, load: bool = True) -> Any:
                 nonlocal sends
                 sends += 1
                 return await send(batch, load)
 
-            a._send = counted  # type: ignore[method-assign]
+            a.storage.batches.send = counted  # type: ignore[method-assign]
             before = a.stats()
             await asyncio.gather(*(a.update(code, lambda r: r.past_games.append("g")) for code in codes))
             assert sends == 1
@@ -348,9 +349,9 @@ def test_saves_ready_in_one_loop_turn_share_one_round_trip(redis_url: str, prefi
             await eventually(lambda: all((code, 2, False) in seen_b.events for code in codes))
             assert sum(1 for e in seen.events if e[1] == 2) == len(codes)  # pushed once each, locally
             # A stale save in the batch is refused on its own; the others land.
-            stale = a._cache[codes[0]].copy()  # A's room before B's change (version 2)
+            stale = a.storage.cache[codes[0]].copy()  # A's room before B's change (version 2)
             await b.update(codes[0], lambda r: r.past_games.append("b"))
-            a._cache[codes[0]] = stale  # as if A had not heard of B's change yet
+            a.storage.cache[codes[0]] = stale  # as if A had not heard of B's change yet
             await asyncio.gather(*(a.update(code, lambda r: r.past_games.append("h")) for code in codes[:5]))
             room = await b.get(codes[0])
             assert room is not None and room.past_games == ["g", "b", "h"] and a.conflicts >= 1
@@ -371,7 +372,7 @@ def test_a_save_landing_after_its_caller_was_cancelled_is_still_pushed(redis_url
         try:
             await a.insert(capitol_room("CNCLD"))
             await eventually(lambda: ("CNCLD", 1, False) in seen.events)
-            send = a._send
+            send = a.storage.batches.send
             landed = asyncio.Event()
 
             async def slow_reply(batch: Any, load: bool = True) -> Any:
@@ -380,7 +381,7 @@ def test_a_save_landing_after_its_caller_was_cancelled_is_still_pushed(redis_url
                 await asyncio.sleep(0.5)  # the caller is cancelled before the reply reaches it
                 return results
 
-            a._send = slow_reply  # type: ignore[method-assign]
+            a.storage.batches.send = slow_reply  # type: ignore[method-assign]
             change = asyncio.create_task(a.update("CNCLD", lambda r: r.past_games.append("x")))
             await landed.wait()
             await asyncio.sleep(0.1)  # (no other process follows the room: nothing is announced)
@@ -406,7 +407,7 @@ def test_a_change_is_announced_only_when_another_process_follows_the_room(
         listener = a.redis.pubsub()
         try:
             await a.insert(capitol_room("ANNCE"))
-            await listener.subscribe(a._channel("ANNCE"))  # a bystander: hears, but does not follow
+            await listener.subscribe(a.keys.channel("ANNCE"))  # a bystander: hears, but does not follow
 
             async def heard() -> list[str]:
                 got = []
@@ -427,7 +428,7 @@ def test_a_change_is_announced_only_when_another_process_follows_the_room(
             await eventually(lambda: ("ANNCE", 3, False) in seen_b.events)
             await b.update("ANNCE", lambda r: r.past_games.append("from b"))  # A follows: announced
             assert await heard() == ["4"]
-            b._interested = lambda code: False
+            b.channels.interested = lambda code: False
             await b.unwatch("ANNCE")
             await a.update("ANNCE", lambda r: r.past_games.append("alone again"))
             assert await heard() == []
@@ -471,9 +472,9 @@ def test_a_lost_save_connection_is_replaced(redis_url: str, prefix: str) -> None
         try:
             await a.insert(capitol_room("LOSTC"))
             await a.update("LOSTC", lambda r: r.past_games.append("one"))
-            assert a._saver is not None
-            await a._saver.send_command("CLIENT", "ID")
-            client_id = await a._saver.read_response()
+            assert a.storage.batches.connection is not None
+            await a.storage.batches.connection.send_command("CLIENT", "ID")
+            client_id = await a.storage.batches.connection.read_response()
             await a.redis.client_kill_filter(_id=client_id)
             room, _ = await a.update("LOSTC", lambda r: r.past_games.append("two"))
             assert room.past_games == ["one", "two"] and room.version == 3
@@ -502,22 +503,22 @@ def test_a_refusal_on_a_stale_copy_is_checked_unless_the_move_is_stale_anyway(
             move = room.state.legal_actions(seat)[0]  # type: ignore[union-attr]
             await a.update("STALE", lambda r: r.act(seat, move, old_seq, time.time()))
             asked = 0
-            current_version = a._current_version
+            current_version = a.storage.current_version
 
             async def counted(code: str) -> int | None:
                 nonlocal asked
                 asked += 1
                 return await current_version(code)
 
-            a._current_version = counted  # type: ignore[method-assign]
+            a.storage.current_version = counted  # type: ignore[method-assign]
             with pytest.raises(RoomError) as err:
                 await a.update("STALE", lambda r: r.act(seat, move, old_seq, time.time()))
             assert err.value.code == "stale" and asked == 0
 
             # Now A's copy is behind B's change: a refusal on it is checked and the change retried.
-            stale_copy = a._cache["STALE"].copy()
+            stale_copy = a.storage.cache["STALE"].copy()
             await b.update("STALE", lambda r: r.past_games.append("b"))
-            a._cache["STALE"] = stale_copy
+            a.storage.cache["STALE"] = stale_copy
 
             def needs_b(r: Room) -> None:
                 if not r.past_games:
@@ -553,9 +554,9 @@ def test_the_log_is_kept_beside_the_snapshot_and_read_back_whole(redis_url: str,
                 )
             moves = len(room.actions)
             assert moves >= 5
-            records = await a.redis.lrange(a._k_log("LOGGD"), 0, -1)
+            records = await a.redis.lrange(a.keys.log("LOGGD"), 0, -1)
             assert len(records) == moves  # one record per move, each appended once
-            data = await a.redis.hget(a._k_room("LOGGD"), "data")
+            data = await a.redis.hget(a.keys.room("LOGGD"), "data")
             assert b'"actions"' not in data and len(data) < 4000
             read = await b.get("LOGGD")
             assert read is not None and read.snapshot() == room.snapshot()
@@ -564,13 +565,13 @@ def test_the_log_is_kept_beside_the_snapshot_and_read_back_whole(redis_url: str,
             assert room.state is not None and not room.state.is_over()
             stale = read.copy()
             await a.update("LOGGD", lambda r: r.past_games.append("a"))
-            b._cache["LOGGD"] = stale
+            b.storage.cache["LOGGD"] = stale
             seat = min(room.state.waiting_for())
             move = room.state.legal_actions(seat)[0]
             seq = room.seq
             moved, _ = await b.update("LOGGD", lambda r: r.act(seat, move, seq, time.time()))
             assert b.conflicts == 1 and len(moved.actions) == moves + 1
-            assert await a.redis.llen(a._k_log("LOGGD")) == moves + 1
+            assert await a.redis.llen(a.keys.log("LOGGD")) == moves + 1
             room = moved
             moves += 1
             # A new game starts a new log and a new initial state.
@@ -583,7 +584,7 @@ def test_the_log_is_kept_beside_the_snapshot_and_read_back_whole(redis_url: str,
 
             again, _ = await a.update("LOGGD", end_and_start_again)
             assert again.actions == [] and again.initial_json != first_initial
-            assert await a.redis.llen(a._k_log("LOGGD")) == 0
+            assert await a.redis.llen(a.keys.log("LOGGD")) == 0
             read = await b.get("LOGGD")
             assert read is not None and read.snapshot() == again.snapshot()
         finally:
@@ -622,11 +623,11 @@ def test_letting_go_of_a_room_and_following_it_again_at_once_keeps_it_followed(
                 return pipe
 
             a.redis.pipeline = slow_pipeline  # type: ignore[method-assign]
-            a._interested = lambda code: False
+            a.channels.interested = lambda code: False
             await asyncio.gather(a.unwatch("TWICE"), a.watch("TWICE"))
-            a._interested = lambda code: True
+            a.channels.interested = lambda code: True
             followers = await followers_of(b, "TWICE")
-            assert a.process in followers and "TWICE" in a._following
+            assert a.process in followers and "TWICE" in a.channels.following
             await asyncio.sleep(0.2)  # the subscription's acknowledgement
             await b.update("TWICE", lambda r: r.past_games.append("heard"))
             await eventually(lambda: ("TWICE", 2, False) in seen_a.events)
@@ -657,7 +658,7 @@ def test_a_process_taken_for_dead_too_soon_registers_again(redis_url: str, prefi
             followers = await followers_of(b, "REAPD")
             assert a.process not in followers
             # A's loop runs again: its next heartbeat finds it was reaped and registers again.
-            await a._heartbeat()
+            await a.leases.heartbeat()
             followers = await followers_of(b, "REAPD")
             assert a.process in followers
             await eventually(lambda: b.remote_seats("REAPD") == {"seat-a"}, timeout=10)
@@ -686,12 +687,12 @@ def test_a_room_stored_with_its_log_inside_the_snapshot_is_read_and_converted(
                 room.act(seat, room.state.legal_actions(seat)[0], room.seq, time.time())
             room.version = 7
             old_format = {"v": 7, "data": msgspec.json.encode(room.snapshot())}
-            await a.redis.hset(a._k_room("OLDFM"), mapping=old_format)  # type: ignore[arg-type]
+            await a.redis.hset(a.keys.room("OLDFM"), mapping=old_format)  # type: ignore[arg-type]
             await a.redis.sadd(f"{prefix}rooms", "OLDFM")
             read = await a.get("OLDFM")
             assert read is not None and read.snapshot() == room.snapshot()
             changed, _ = await a.update("OLDFM", lambda r: r.past_games.append("x"))
-            assert await a.redis.llen(a._k_log("OLDFM")) == len(room.actions) == 4
+            assert await a.redis.llen(a.keys.log("OLDFM")) == len(room.actions) == 4
             again = await b.get("OLDFM")
             assert again is not None and again.snapshot() == changed.snapshot()
             assert again.initial_json == room.initial_json
@@ -737,10 +738,10 @@ def test_a_listing_reads_all_rooms_in_one_pipeline_and_caches_none(redis_url: st
             assert stored is not None and playing.version == stored.version
             assert playing.status is RoomStatus.PLAYING and playing.game_id == stored.game_id
             assert playing.state is not None and playing.state.to_json() == stored.state.to_json()  # type: ignore[union-attr]
-            assert b._cache == {}
+            assert b.storage.cache == {}
             # The process that holds a room gives its own (current) copy.
             mine = await a.summaries()
-            assert mine[2] is a._cache["LIST2"]
+            assert mine[2] is a.storage.cache["LIST2"]
         finally:
             await a.stop()
             await b.stop()
@@ -763,7 +764,7 @@ def test_a_follower_reads_only_the_moves_it_has_not_seen(redis_url: str, prefix:
             await eventually(lambda: ("TAILS", 1, False) in seen_b.events)
             starts: list[int] = []
             hgets = 0
-            read, hget = b._read, b.redis.hget
+            read, hget = b.storage.read, b.redis.hget
 
             async def counted_read(code: str, start: int = 0) -> Any:
                 starts.append(start)
@@ -774,7 +775,7 @@ def test_a_follower_reads_only_the_moves_it_has_not_seen(redis_url: str, prefix:
                 hgets += 1
                 return await hget(*args)
 
-            b._read = counted_read  # type: ignore[method-assign]
+            b.storage.read = counted_read  # type: ignore[method-assign]
             b.redis.hget = counted_hget  # type: ignore[method-assign]
             room, _ = await a.update("TAILS", lambda r: r.start(time.time(), seed=8))
             await eventually(lambda: ("TAILS", room.version, False) in seen_b.events)
@@ -788,7 +789,7 @@ def test_a_follower_reads_only_the_moves_it_has_not_seen(redis_url: str, prefix:
                 await eventually(lambda v=room.version: ("TAILS", v, False) in seen_b.events)
             assert hgets == 0
             assert starts[0] == 0 and starts[1:] == list(range(0, 6))  # the start, then one new move each
-            followed = b._cache["TAILS"]
+            followed = b.storage.cache["TAILS"]
             assert followed.snapshot() == room.snapshot()
 
             def new_game(r: Room) -> None:
@@ -799,7 +800,7 @@ def test_a_follower_reads_only_the_moves_it_has_not_seen(redis_url: str, prefix:
             again, _ = await a.update("TAILS", new_game)
             await eventually(lambda: ("TAILS", again.version, False) in seen_b.events)
             assert starts[-2:] == [6, 0]  # the tail of the old game's log, then the new game whole
-            assert b._cache["TAILS"].snapshot() == again.snapshot()
+            assert b.storage.cache["TAILS"].snapshot() == again.snapshot()
         finally:
             await a.stop()
             await b.stop()
