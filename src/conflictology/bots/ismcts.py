@@ -194,6 +194,9 @@ class ISMCTSBot(Bot):
         self.total_iterations = 0
         self.total_seconds = 0.0
         self._table: ActionTable = game.action_table
+        #: what the game's search policy keeps on this bot (the policy object is shared by every bot;
+        #: its own type: Capitol's ``_SearchMemo``)
+        self.policy_memo: object | None = None
 
     def act(self, view: View, legal: list[Action]) -> Action:
         if not legal:
