@@ -133,7 +133,6 @@ class CapitolState(CapitolFields, GameState):
         # caller changed since (a Mafia retargeted at oneself, an Income turned into a Scandal).
         self._apply_key(seat, rules.key_of(action), action)
 
-
     def _apply_key(self, seat: int, k: Key | None, action: Any) -> None:
         legal = rules.legal_keys(self, seat)
         if not legal:  # an awaited seat always has a legal action
@@ -158,7 +157,6 @@ class CapitolState(CapitolFields, GameState):
         if seat is not None and (type(seat) is not int or not 0 <= seat < self.n):
             raise ValueError(f"no seat {seat!r} at a table of {self.n}")
         return render_view(self, seat)
-
 
     def to_json(self) -> str:
         doc: dict[str, Any] = {"game": "capitol", "version": 1}
