@@ -945,7 +945,9 @@ class CapitolSearch(SearchPolicy):
             legal = state.legal_actions(seat)
             if len(legal) == 1:
                 return legal[0]
-            world = capitol_state(state)
+            if not isinstance(state, CapitolState):  # (inline: this runs at every rollout decision)
+                raise _not_capitol(state)
+            world = state
             model = others.get(seat)
             if model is not None:
                 if isinstance(model, RulePlayer):
@@ -1029,7 +1031,9 @@ class CapitolSearch(SearchPolicy):
         turns = [0]
 
         def stop(state: GameState) -> bool:
-            s = capitol_state(state)
+            if not isinstance(state, CapitolState):  # (inline: this runs at every rollout decision)
+                raise _not_capitol(state)
+            s = state
             if not s.alive[me]:
                 return True
             if s.phase is TURN and horizon:
@@ -1123,8 +1127,12 @@ def capitol_state(state: GameState) -> CapitolState:
     hooks a ``GameState``; anything else than Capitol's own is refused loudly rather than played
     some other way (a bot that cannot read the table must not quietly play at random)."""
     if not isinstance(state, CapitolState):
-        raise TypeError(f"the Capitol search reads a CapitolState, got {type(state).__name__}")
+        raise _not_capitol(state)
     return state
+
+
+def _not_capitol(state: GameState) -> TypeError:
+    return TypeError(f"the Capitol search reads a CapitolState, got {type(state).__name__}")
 
 
 @dataclass

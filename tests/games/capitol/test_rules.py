@@ -893,9 +893,9 @@ def test_the_rules_functions_drive_a_state_without_its_methods() -> None:
     assert rules.legal_actions(s, 0) == s.legal_actions(0) and rules.legal_keys(s, 1) == []
     key = rules.key_of({"type": "mafia", "target": 2})
     assert key in rules.legal_keys(s, 0)
-    rules.play(s, 0, key)
+    rules.apply_key(s, 0, key, None)
     assert s.phase is Phase.CHALLENGE and s.awaiting == [1, 2] and s.claim == M
-    rules.play(s, 1, ("challenge", None, None))  # seat 0 holds the Mafia: seat 1 loses, then it goes on
+    rules.apply_key(s, 1, ("challenge", None, None), None)  # seat 0 holds the Mafia: seat 1 loses
     assert s.phase is Phase.LOSE and s.then is Then.CONTINUE and s.losses == [1]
     assert rules.legal_keys(s, 1) == [("lose", "card", H), ("lose", "card", J)]
     assert all(type(a["type"]) is str for a in rules.legal_actions(s, 1))  # a plain str, not the phase

@@ -4,6 +4,9 @@ A state is a handful of plain lists and scalars (``__slots__``) so that ``clone`
 and random playouts stay fast. :class:`CapitolFields` declares them; ``state.CapitolState`` (the
 engine's object: clone, JSON, the engine methods) inherits them, and ``rules.py`` and ``views.py``
 take a ``CapitolFields``, so neither needs the module that calls them.
+
+``phase`` and ``then`` always hold the members of ``data.Phase`` and ``data.Then`` (a save and a view
+are read into them), so the rules compare them by identity, the fastest test there is.
 """
 
 from __future__ import annotations

@@ -12,8 +12,7 @@ Each claim (an action's role, a block's role) adds its bit to the private ``hone
 (``honesty.py``) as it is made: whether the claimant held the role at that moment.
 
 The functions take the state's fields (``fields.CapitolFields``); ``CapitolState`` calls them from its
-engine methods. Only :func:`legal_keys`, :func:`play` and the others without a leading underscore are
-called from outside; :func:`play` expects a key the caller checked against :func:`legal_keys`.
+engine methods. Only the functions without a leading underscore are called from outside.
 """
 
 from __future__ import annotations
@@ -65,25 +64,25 @@ def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
     # The cache holds immutable keys; every call hands out fresh dicts that nobody else holds, so
     # a caller scribbling on them cannot reach the state (nor a clone sharing the cache).
     keys = legal_keys(s, seat)
-    if s.phase == EXCHANGE:
+    if s.phase is EXCHANGE:
         return [{"type": "keep", "cards": list(cards)} for _, _, cards in keys]
     return [{"type": k} if f is None else {"type": k, f: v} for k, f, v in keys]
 
 
 def _compute_legal(s: CapitolFields, seat: int) -> list[Key]:
     phase = s.phase
-    if phase in (CHALLENGE, BLOCK_CHALLENGE):
+    if phase is CHALLENGE or phase is BLOCK_CHALLENGE:
         return [_PASS, _CHALLENGE]
-    if phase == TURN:
+    if phase is TURN:
         return _turn_actions(s, seat)
-    if phase == BLOCK:
+    if phase is BLOCK:
         return [_PASS] + [("block", "card", r) for r in block_roles(s)]
-    if phase in (LOSE, RETURN, SHOW):
+    if phase is LOSE or phase is RETURN or phase is SHOW:
         return [(_CARD_ACTION[phase], "card", r) for r in _distinct(s.hidden[seat])]
-    if phase == EXCHANGE:
+    if phase is EXCHANGE:
         pool = sorted(s.hidden[seat])
         return [("keep", "cards", c) for c in dict.fromkeys(combinations(pool, s.keep))]
-    if phase == INVESTIGATE:
+    if phase is INVESTIGATE:
         return [("let_keep", None, None), ("force_redraw", None, None)]
     return []
 
@@ -114,32 +113,39 @@ def block_roles(s: CapitolFields) -> tuple[str, ...]:
     return data.BLOCK_ROLES.get(s.action, ())
 
 
-def play(s: CapitolFields, seat: int, k: Key) -> None:
-    """Apply ``k``, a key among ``legal_keys(s, seat)`` (the caller checked it): the phase machine."""
+def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
+    """Apply the action keyed ``k`` (``None``: not an action) for ``seat``: the phase machine. Raise
+    ``IllegalAction``, changing nothing, unless it is legal now. ``action`` is what the caller sent,
+    for the refusal (``None`` with a key: the action of the table's entry ``k``)."""
+    legal = legal_keys(s, seat)
+    if not legal:  # an awaited seat always has a legal action
+        raise IllegalAction(f"seat {seat!r} is not awaited now (waiting for {s.awaiting}); phase {s.phase}")
+    if k is None or k not in legal:
+        raise IllegalAction(refusal(s, seat, action_of(k) if action is None and k is not None else action))
     s._lseat = -1
     phase = s.phase
-    if phase == CHALLENGE:
+    if phase is CHALLENGE:
         _on_challenge(s, seat, k[0])
-    elif phase == TURN:
+    elif phase is TURN:
         _on_turn(s, seat, k)
-    elif phase == BLOCK:
+    elif phase is BLOCK:
         _on_block(s, seat, k)
-    elif phase == BLOCK_CHALLENGE:
+    elif phase is BLOCK_CHALLENGE:
         _on_block_challenge(s, seat, k[0])
-    elif phase == LOSE:
+    elif phase is LOSE:
         s.losses.pop(0)
         _lose(s, seat, k[2])
-        if s.phase != OVER:
+        if s.phase is not OVER:
             _run_losses(s)
-    elif phase == RETURN:
+    elif phase is RETURN:
         _replace(s, seat, k[2])
         s.log.append(("return", seat))
         _next_turn(s)
-    elif phase == EXCHANGE:
+    elif phase is EXCHANGE:
         _on_exchange(s, seat, list(k[2]))
-    elif phase == SHOW:
+    elif phase is SHOW:
         _show(s, seat, k[2])
-    elif phase == INVESTIGATE:
+    elif phase is INVESTIGATE:
         _on_investigate(s, seat, k[0])
 
 
@@ -156,9 +162,9 @@ def decision_kind(s: CapitolFields, seat: int) -> str:
     """Ruling 19's three clocks: the player's turn, a response window (challenge or block), and
     any other choice (a card to lose, return, keep or show, a Police peek)."""
     phase = s.phase
-    if phase == TURN:
+    if phase is TURN:
         return "turn"
-    if phase in (CHALLENGE, BLOCK, BLOCK_CHALLENGE):
+    if phase is CHALLENGE or phase is BLOCK or phase is BLOCK_CHALLENGE:
         return "response"
     return "choice"
 
@@ -172,18 +178,18 @@ def timeout_action(s: CapitolFields, seat: int) -> Action:
     if not legal:
         raise IllegalAction(f"seat {seat!r} is not awaited")
     phase = s.phase
-    if phase == TURN:
+    if phase is TURN:
         if legal[0]["type"] == "income":
             return legal[0]
         targets = [a["target"] for a in legal]
         after = [t for t in targets if t > seat]
         target = after[0] if after else targets[0]
         return {"type": "scandal", "target": target}
-    if phase == EXCHANGE:
+    if phase is EXCHANGE:
         return {"type": "keep", "cards": sorted(s.ex_hand)}
-    if phase in (LOSE, SHOW, RETURN):
+    if phase is LOSE or phase is SHOW or phase is RETURN:
         return legal[Rng(s.rng.state ^ 0x5DEECE66D).randrange(len(legal))]
-    if phase == INVESTIGATE:
+    if phase is INVESTIGATE:
         return {"type": "let_keep"}
     return {"type": "pass"}
 
@@ -376,7 +382,7 @@ def _run_losses(s: CapitolFields) -> None:
             # Ruling 12a: one face-down card, or two of the same role: taken automatically.
             losses.pop(0)
             _lose(s, seat, hand[0])
-            if s.phase == OVER:
+            if s.phase is OVER:
                 return
             continue
         s.phase = LOSE
@@ -390,9 +396,9 @@ def _run_losses(s: CapitolFields) -> None:
             s.log.append(("replace", seat, s.reveal_card))
         s.reveal_card = ""
     then = s.then
-    if then == END_TURN:
+    if then is END_TURN:
         _next_turn(s)
-    elif then == CONTINUE:
+    elif then is CONTINUE:
         _continue(s)
     else:
         _resolve(s)
@@ -526,6 +532,14 @@ def _replace(s: CapitolFields, seat: int, card: str) -> None:
 def _forget(s: CapitolFields, seat: int) -> None:
     # Police knowledge of a hand lasts until that hand changes in any way.
     s.known = [k for k in s.known if k[1] != seat]
+
+
+def action_of(k: Key) -> Action:
+    """The action dict of a key (a kept hand's cards sorted, as the action table lists them)."""
+    kind, name, value = k
+    if name is None:
+        return {"type": kind}
+    return {"type": kind, name: list(value) if name == "cards" else value}
 
 
 def _distinct(hand: list[str]) -> list[str]:

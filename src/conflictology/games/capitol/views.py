@@ -84,7 +84,7 @@ def render_view(state: CapitolFields, seat: int | None) -> View:
     if seat is not None:
         # What this seat learnt as the Police player and still knows (until that hand changes).
         view["known"] = [{"seat": t, "card": c} for p, t, c in state.known if p == seat]
-    if phase == OVER:
+    if phase is OVER:
         view["winners"] = [state.winner]
         # The claims record is private while the game goes on; at the end everyone sees it.
         view["summary"] = summary(view["log"], state.honesty, n)
@@ -128,7 +128,7 @@ def _seat(x: int) -> int | None:
 def pending_of(state: CapitolFields, seat: int | None) -> dict[str, Any] | None:
     """The ``pending`` of ``seat``'s view (a search's rollouts read it without the rest of the view)."""
     phase = state.phase
-    if phase in (TURN, OVER):
+    if phase is TURN or phase is OVER:
         return None
     pending: dict[str, Any] = {
         "phase": phase,
@@ -147,7 +147,7 @@ def pending_of(state: CapitolFields, seat: int | None) -> dict[str, Any] | None:
         # A card revealed to win a challenge: still in that hand until the losses are taken.
         "reveal": {"seat": state.reveal_seat, "card": state.reveal_card} if state.reveal_seat >= 0 else None,
     }
-    if phase == EXCHANGE:
+    if phase is EXCHANGE:
         pending["keep"] = state.keep
         if seat == state.actor:
             drawn = list(state.hidden[seat])
@@ -155,7 +155,7 @@ def pending_of(state: CapitolFields, seat: int | None) -> dict[str, Any] | None:
                 drawn.remove(card)
             pending["hand"] = list(state.ex_hand)
             pending["drawn"] = drawn
-    elif phase == INVESTIGATE and seat is not None and seat in (state.actor, state.target):
+    elif phase is INVESTIGATE and seat is not None and seat in (state.actor, state.target):
         pending["shown"] = state.shown
     return pending
 
