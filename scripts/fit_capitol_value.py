@@ -25,9 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from conflictology import bots, games
+from conflictology import bots
+from conflictology.bots.capitol import CapitolSearch
 from conflictology.bots.capitol_value import FEATURES, WEIGHTS, features
+from conflictology.bots.ismcts import ISMCTSBot
 from conflictology.engine import Rng
+from conflictology.games.capitol import GAME
+from conflictology.games.capitol.data import TURN
 
 MODULE = Path(__file__).resolve().parents[1] / "src/conflictology/bots/capitol_value.py"
 #: the table sizes played, in turn (four players twice: the size most rooms have)
@@ -37,7 +41,7 @@ SIZES = (2, 3, 4, 4, 5, 6)
 def play(n_games: int, seed: int) -> dict[str, Any]:
     """Positions of rollout play: one row of facts per living player at each turn's start, grouped by
     position, with whether that player went on to win and how many were alive."""
-    game = games.get("capitol")
+    game = GAME
     rng = Rng(seed)
     rows: list[list[float]] = []
     won: list[bool] = []
@@ -49,7 +53,8 @@ def play(n_games: int, seed: int) -> dict[str, Any]:
         state = game.new_game(n, seed=rng.next64())
         # A searcher's rollout model, asked for every seat of the real game.
         searcher = bots.make("pimc", game, 0, seed=rng.next64())
-        policy: Any = searcher.policy  # type: ignore[attr-defined]
+        assert isinstance(searcher, ISMCTSBot) and isinstance(searcher.policy, CapitolSearch)
+        policy = searcher.policy
         policy.sampler(searcher, state.view(0))
         act = policy.actor(searcher, Rng(rng.next64()))
         seen: list[list[int]] = []
@@ -57,11 +62,10 @@ def play(n_games: int, seed: int) -> dict[str, Any]:
         for _ in range(5000):
             if state.is_over():
                 break
-            s: Any = state
-            if s.phase == "turn":
-                living = [i for i in range(n) if s.alive[i]]
+            if state.phase is TURN:
+                living = [i for i in range(n) if state.alive[i]]
                 seen.append(living)
-                facts.append([features(s, i) for i in living])
+                facts.append([features(state, i) for i in living])
             seat = state.waiting_for()[0]
             state.apply(seat, act(state, seat))
         if not state.is_over():

@@ -282,12 +282,12 @@ def test_capitol_search_plays_each_seat_as_it_has_been_seen_to_play() -> None:
     bot = bots.make("hard:iterations=3", game, 0, seed=1)
     policy = bot.policy  # type: ignore[attr-defined]
     policy.sampler(bot, state.view(0))
-    bot._seat_dials = fitted  # type: ignore[attr-defined]
+    bot.policy_memo.seat_dials = fitted  # type: ignore[attr-defined]
     policy.actor(bot, Rng(1))
-    players = bot._rollout_players  # type: ignore[attr-defined]
+    players = bot.policy_memo.rollout_players  # type: ignore[attr-defined]
     assert players[1].honesty == fitted[1]["honesty"]
     assert players[2].scepticism == fitted[2]["scepticism"]
     assert (players[0].honesty, players[0].scepticism) == (base["honesty"], base["scepticism"])
     off = bots.make("hard:iterations=3:model=0", game, 0, seed=1)
     off.policy.sampler(off, state.view(0))  # type: ignore[attr-defined]
-    assert off._seat_dials == {}  # type: ignore[attr-defined]
+    assert off.policy_memo.seat_dials == {}  # type: ignore[attr-defined]

@@ -32,19 +32,30 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from conflictology.bots import Bot
+from conflictology.bots import Bot, BotFactory
 from conflictology.bots.capitol_rules import ClaimTrace, RulePlayer
 from conflictology.bots.capitol_value import win_shares
 from conflictology.bots.ismcts import ISMCTSBot, SearchPolicy, rewards
+from conflictology.bots.outside import OutsideTreason
 from conflictology.engine import Action, Game, GameState, Rng, View
 from conflictology.games.capitol import views
 from conflictology.games.capitol.data import (
+    BLOCK,
+    BLOCK_CHALLENGE,
+    CHALLENGE,
     CLAIM,
     COPIES,
     COST,
+    EXCHANGE,
+    INVESTIGATE,
+    LOSE,
+    RETURN,
     ROLES,
+    SHOW,
+    TURN,
 )
 from conflictology.games.capitol.game import CapitolGame
+from conflictology.games.capitol.state import CapitolState
 
 # How much each role is worth holding (it decides what to lose, keep, return and show).
 ROLE_VALUE: dict[str, float] = {
@@ -199,7 +210,7 @@ class Knowledge:
         self._finish(view.get("pending") or {}, view.get("log") or [], memo)
 
     @classmethod
-    def of_state(cls, state: Any, seat: int, memo: LogMemo) -> Knowledge:
+    def of_state(cls, state: CapitolState, seat: int, memo: LogMemo) -> Knowledge:
         """What ``seat`` knows in a (sampled) state, read from the state's own fields instead of a
         rendered view: the same knowledge as ``Knowledge(state.view(seat)'s newer log, memo)``
         (tested), at a fraction of the cost, for the search's rollouts. It reads the seat's own hand,
@@ -736,7 +747,7 @@ class CapitolHeuristic(Bot):
         return passing
 
 
-def factory(personality: str = "heuristic") -> Any:
+def factory(personality: str = "heuristic") -> BotFactory:
     def make(game: Game, seat: int, seed: int | None = None, **params: Any) -> Bot:
         params.setdefault("personality", personality)
         bot = CapitolHeuristic(game, seat, seed, **params)
@@ -807,14 +818,13 @@ class CapitolSearch(SearchPolicy):
         # The decision's public log, read once: every rollout's memo starts from a copy of it.
         root = LogMemo()
         k = Knowledge(view, root)
-        bot._root_memo = root  # type: ignore[attr-defined]
+        memo = _memo(bot)
+        memo.root_memo = root
         # Each other seat played in the rollouts as it has been seen to play (``model``, on by default).
-        bot._seat_dials = (  # type: ignore[attr-defined]
-            self.dials(k) if int(bot.params.get("model", 1)) else {}
-        )
+        memo.seat_dials = self.dials(k) if int(bot.params.get("model", 1)) else {}
         trace = ClaimTrace(len(view["players"]))
         trace.read([("_raw", e) for e in view.get("log") or []])
-        bot._root_trace = trace  # type: ignore[attr-defined]
+        memo.root_trace = trace
         scale = float(bot.params.get("bluff_scale", self.bluff_scale))
         claims = [
             (p.seat, [r for r, on in p.claims.items() if on], max(0.05, k.bluff_rate(p.seat)) * scale)
@@ -822,17 +832,16 @@ class CapitolSearch(SearchPolicy):
             if any(p.claims.values())
         ]
 
-        assert isinstance(game, CapitolGame)
+        if not isinstance(game, CapitolGame):
+            raise TypeError(f"the Capitol search plays Capitol, not {game.name}")
         deal = game.worlds(view)  # the view read once, the unseen cards dealt anew for each world
 
         def draw(rng: Rng) -> GameState:
-            world: GameState = deal(rng)
+            world = deal(rng)
             if not claims:
                 return world
             for _ in range(self.tries):
-                hidden = getattr(world, "hidden", None)
-                if hidden is None:
-                    return world
+                hidden = world.hidden
                 weight = 1.0
                 for seat, roles, bluff in claims:
                     for role in roles:
@@ -894,11 +903,10 @@ class CapitolSearch(SearchPolicy):
         return out
 
     def _helper(self, bot: ISMCTSBot) -> CapitolHeuristic:
-        helper: CapitolHeuristic | None = getattr(bot, "_prior_helper", None)
-        if helper is None:
-            helper = CapitolHeuristic(bot.game, bot.seat, seed=bot.rng.next64())
-            bot._prior_helper = helper  # type: ignore[attr-defined]
-        return helper
+        memo = _memo(bot)
+        if memo.prior_helper is None:
+            memo.prior_helper = CapitolHeuristic(bot.game, bot.seat, seed=bot.rng.next64())
+        return memo.prior_helper
 
     #: a rollout longer than this many decisions is scored by :meth:`evaluate` (never in practice)
     rollout_limit = 1000
@@ -918,34 +926,38 @@ class CapitolSearch(SearchPolicy):
         seat's cards), all drawing from ``rng``: the searcher and the seats :meth:`seat_models`
         leaves to it by the real heuristic from its view, reading the public log once between them
         (:class:`LogMemo`); the others by their model."""
-        players: list[CapitolHeuristic] | None = getattr(bot, "_rollout_players", None)
+        memo = _memo(bot)
+        players = memo.rollout_players
         if players is None:
             players = [CapitolHeuristic(bot.game, s, seed=0) for s in range(bot.game.max_players)]
-            bot._rollout_players = players  # type: ignore[attr-defined]
-        dials: dict[int, dict[str, float]] = getattr(bot, "_seat_dials", {})
+            memo.rollout_players = players
+        dials = memo.seat_dials
         base = PERSONALITIES["heuristic"]
         for p in players:
             p.rng = rng
             d = dials.get(p.seat, base)
             p.honesty, p.scepticism, p.aggression = d["honesty"], d["scepticism"], d["aggression"]
-        root: LogMemo | None = getattr(bot, "_root_memo", None)
-        memo = LogMemo() if root is None else root.copy()
+        root = memo.root_memo
+        log_memo = LogMemo() if root is None else root.copy()
         others = self.seat_models(bot, rng)
 
         def act(state: GameState, seat: int) -> Action:
             legal = state.legal_actions(seat)
             if len(legal) == 1:
                 return legal[0]
+            if not isinstance(state, CapitolState):  # (inline: this runs at every rollout decision)
+                raise _not_capitol(state)
+            world = state
             model = others.get(seat)
             if model is not None:
                 if isinstance(model, RulePlayer):
-                    return model.act(state, seat, legal)
-                outside: Action = model.act(state.view(seat), legal)
+                    return model.act(world, seat, legal)
+                outside: Action = model.act(world.view(seat), legal)
                 return outside
             # What the seat knows, read from the world's own fields and the log entries the memo has
             # not read (rendering a view and reading the whole log on every decision was most of a
             # rollout's time).
-            action: Action = players[seat].decide(Knowledge.of_state(state, seat, memo), legal)
+            action: Action = players[seat].decide(Knowledge.of_state(world, seat, log_memo), legal)
             return action
 
         return act
@@ -955,7 +967,7 @@ class CapitolSearch(SearchPolicy):
     #: could do against it, never a level)
     OPPONENT_MODELS = ("mix", "heuristic", "rules", "outside")
 
-    def seat_models(self, bot: ISMCTSBot, rng: Rng) -> dict[int, Any]:
+    def seat_models(self, bot: ISMCTSBot, rng: Rng) -> dict[int, RulePlayer | OutsideTreason]:
         """The other seats one rollout plays by a model other than the heuristic, and the model.
 
         ``opp=mix`` (the default): each other seat is played by the bold rule player
@@ -964,18 +976,17 @@ class CapitolSearch(SearchPolicy):
         its random numbers, so every candidate of a world meets the same table. ``opp=rules``: every
         other seat by the rule player; ``opp=heuristic``: none."""
         opp = str(bot.params.get("opp", "mix"))
-        root: ClaimTrace | None = getattr(bot, "_root_trace", None)
+        memo = _memo(bot)
+        root = memo.root_trace
         seats = len(root.claimed) if root is not None else bot.game.max_players
         others = [s for s in range(seats) if s != bot.seat]
         if opp == "heuristic":
             return {}
         if opp == "outside":
-            from conflictology.bots.outside import OutsideTreason
-
-            cache: dict[int, OutsideTreason] | None = getattr(bot, "_outside_players", None)
+            cache = memo.outside_players
             if cache is None:
                 cache = {s: OutsideTreason(bot.game, s, seed=1) for s in range(bot.game.max_players)}
-                bot._outside_players = cache  # type: ignore[attr-defined]
+                memo.outside_players = cache
             for s in others:
                 cache[s].rng = rng
                 cache[s].np_random.rng = rng
@@ -987,10 +998,11 @@ class CapitolSearch(SearchPolicy):
         share = float(bot.params.get("rules", 0.5))
         return {s: RulePlayer(rng, trace) for s in others if rng.random() < share}
 
-    def observe(self, seat: int, actor: int, action: Action, index: int) -> Any:
+    def observe(self, seat: int, actor: int, action: Action, index: int) -> int | str:
         """Another seat's choice of cards to keep, return or show is hidden from ``seat``."""
-        if actor != seat and action["type"] in ("keep", "return", "show"):
-            return action["type"]
+        kind: str = action["type"]
+        if actor != seat and kind in ("keep", "return", "show"):
+            return kind
         return index
 
     def rollout(self, bot: ISMCTSBot, state: GameState, rng: Rng) -> list[float]:
@@ -1019,10 +1031,12 @@ class CapitolSearch(SearchPolicy):
         turns = [0]
 
         def stop(state: GameState) -> bool:
-            s: Any = state
+            if not isinstance(state, CapitolState):  # (inline: this runs at every rollout decision)
+                raise _not_capitol(state)
+            s = state
             if not s.alive[me]:
                 return True
-            if s.phase == "turn" and horizon:
+            if s.phase is TURN and horizon:
                 turns[0] += 1
                 # Face to face the rollout plays on to the end: the end is near there, and cutting
                 # it stalled more games (a value that favours a better hand over money had the
@@ -1036,26 +1050,23 @@ class CapitolSearch(SearchPolicy):
         legal = state.legal_actions(seat)
         if len(legal) == 1:
             return legal[0]
-        s: Any = state
-        try:
-            phase: str = s.phase
-            hand: list[str] = s.hidden[seat]
-        except AttributeError:  # another engine layout: fall back to random playouts
-            return rng.choice(legal)
-        if phase == "turn":
+        s = capitol_state(state)
+        phase = s.phase
+        hand = s.hidden[seat]
+        if phase is TURN:
             return self._turn(s, seat, hand, legal, rng)
-        if phase in ("challenge", "block_challenge"):
-            claim = s.claim if phase == "challenge" else s.block_claim
+        if phase is CHALLENGE or phase is BLOCK_CHALLENGE:
+            claim = s.claim if phase is CHALLENGE else s.block_claim
             # A sharp player calls a claim whose copies it can all account for.
             seen = sum(r.count(claim) for r in s.revealed) + hand.count(claim)
-            if phase == "challenge":
+            if phase is CHALLENGE:
                 rate = self.challenge_rate
             else:
                 rate = self.block_challenge_rate.get(s.action, self.challenge_rate)
             if seen >= COPIES or rng.random() < rate:
                 return legal[1]
             return legal[0]
-        if phase == "block":
+        if phase is BLOCK:
             blocks = [a for a in legal if a["type"] == "block"]
             held = [a for a in blocks if a["card"] in hand]
             if held:
@@ -1064,17 +1075,17 @@ class CapitolSearch(SearchPolicy):
             if blocks and ((hacked and (len(hand) == 1 or rng.random() < 0.6)) or rng.random() < 0.03):
                 return rng.choice(blocks)
             return legal[0]
-        if phase in ("lose", "return", "show"):
+        if phase is LOSE or phase is RETURN or phase is SHOW:
             return min(legal, key=lambda a: ROLE_VALUE[a["card"]])
-        if phase == "exchange":
+        if phase is EXCHANGE:
             return max(legal, key=lambda a: sum(ROLE_VALUE[c] for c in set(a["cards"])))
-        if phase == "investigate":
-            shown = getattr(s, "shown", "")
+        if phase is INVESTIGATE:
+            shown = s.shown
             strong = shown in ROLE_VALUE and ROLE_VALUE[shown] >= ROLE_VALUE["judge"]
             return legal[1] if strong else legal[0]
         return rng.choice(legal)
 
-    def _turn(self, s: Any, seat: int, hand: list[str], legal: list[Action], rng: Rng) -> Action:
+    def _turn(self, s: CapitolState, seat: int, hand: list[str], legal: list[Action], rng: Rng) -> Action:
         by_type: dict[str, list[Action]] = {}
         for a in legal:
             by_type.setdefault(a["type"], []).append(a)
@@ -1097,10 +1108,10 @@ class CapitolSearch(SearchPolicy):
         fitted to rollout play (:mod:`conflictology.bots.capitol_value`)."""
         if state.is_over():
             return super().evaluate(state)
-        return win_shares(state)
+        return win_shares(capitol_state(state))
 
     @staticmethod
-    def _threat(s: Any, actions: list[Action], rng: Rng) -> Action:
+    def _threat(s: CapitolState, actions: list[Action], rng: Rng) -> Action:
         """Like the heuristic, attack the biggest threat: influence first, then money."""
 
         def threat(a: Action) -> float:
@@ -1109,3 +1120,44 @@ class CapitolSearch(SearchPolicy):
 
         top = max(threat(a) for a in actions)
         return rng.choice([a for a in actions if threat(a) >= top - 0.5])
+
+
+def capitol_state(state: GameState) -> CapitolState:
+    """``state`` as the Capitol state the search's hooks read field by field. The engine hands the
+    hooks a ``GameState``; anything else than Capitol's own is refused loudly rather than played
+    some other way (a bot that cannot read the table must not quietly play at random)."""
+    if not isinstance(state, CapitolState):
+        raise _not_capitol(state)
+    return state
+
+
+def _not_capitol(state: GameState) -> TypeError:
+    return TypeError(f"the Capitol search reads a CapitolState, got {type(state).__name__}")
+
+
+@dataclass
+class _SearchMemo:
+    """What :class:`CapitolSearch` keeps on one bot between and within its decisions (the policy is
+    shared by every bot, so this lives on the bot: ``ISMCTSBot.policy_memo``)."""
+
+    #: the heuristic that gives the prior and the candidates' targets
+    prior_helper: CapitolHeuristic | None = None
+    #: the decision's public log, read once (every rollout's memo starts from a copy)
+    root_memo: LogMemo | None = None
+    #: each other seat's fitted personality (:meth:`CapitolSearch.dials`)
+    seat_dials: dict[int, dict[str, float]] = field(default_factory=dict)
+    #: the claims standing at the decision, for the rule player
+    root_trace: ClaimTrace | None = None
+    #: one heuristic per seat, reused by every rollout
+    rollout_players: list[CapitolHeuristic] | None = None
+    #: treason's AI per seat (``opp=outside``)
+    outside_players: dict[int, OutsideTreason] | None = None
+
+
+def _memo(bot: ISMCTSBot) -> _SearchMemo:
+    memo = bot.policy_memo
+    if memo is None:
+        memo = bot.policy_memo = _SearchMemo()
+    if not isinstance(memo, _SearchMemo):
+        raise TypeError(f"bot {bot.name!r} carries another search's memo: {type(memo).__name__}")
+    return memo

@@ -19,18 +19,29 @@ by the heuristic is the search's choice (``CapitolSearch``, docs/bots.md).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from conflictology.engine import Action, Rng
 from conflictology.games.capitol.data import (
     BANKER_TAKE,
+    BLOCK,
+    BLOCK_CHALLENGE,
     BLOCK_ROLES,
+    CHALLENGE,
     CLAIM,
     COPIES,
     COST,
+    EXCHANGE,
     INCOME,
+    INVESTIGATE,
+    LOSE,
     MAFIA_STEAL,
+    RETURN,
+    SHOW,
+    TURN,
 )
+from conflictology.games.capitol.fields import LogEntry
+from conflictology.games.capitol.state import CapitolState
 
 #: the order in which the model keeps roles from an exchange (most wanted first)
 RANKED = ("banker", "hacker", "mafia", "police", "judge", "reporter")
@@ -59,7 +70,7 @@ class ClaimTrace:
         c.n = self.n
         return c
 
-    def read(self, log: list[Any]) -> None:
+    def read(self, log: list[LogEntry]) -> None:
         for entry in log[self.n :]:
             self._event(*_event(entry))
         self.n = len(log)
@@ -79,7 +90,7 @@ class ClaimTrace:
             self.caught[seat].clear()
 
 
-def _event(entry: Any) -> tuple[str, int, str]:
+def _event(entry: LogEntry) -> tuple[str, int, str]:
     """(claim | shown | bluff | exchange | other, seat, role) of one log entry, in either form: a
     sampled world's past is rendered, what happens in it the engine's own tuples. The tuples are read
     as they are: rendering each one (``views.render_entry``) cost a third of the rule player's
@@ -120,35 +131,36 @@ class RulePlayer:
         self.trace = trace
         self.bluff = bluff
         self.challenge = challenge
-        self.s: Any = None
+        # ``s``, the state being decided, is set by each :meth:`act` (read before one: an error).
+        self.s: CapitolState
         self.seat = -1
         self.coin = False
         #: choices that were not legal and became the first legal action (tests count them: none)
         self.fallbacks = 0
 
-    def act(self, state: Any, seat: int, legal: list[Action]) -> Action:
+    def act(self, state: CapitolState, seat: int, legal: list[Action]) -> Action:
         self.trace.read(state.log)
         self.s = state
         self.seat = seat
         self.coin = self.rng.random() < self.bluff
         phase = state.phase
-        if phase == "turn":
+        if phase is TURN:
             choice = self._turn()
-        elif phase == "challenge":
+        elif phase is CHALLENGE:
             choice = self._answer_claim()
-        elif phase == "block_challenge":
+        elif phase is BLOCK_CHALLENGE:
             choice = {"type": "challenge" if self._should_challenge() else "pass"}
-        elif phase == "block":
+        elif phase is BLOCK:
             choice = self._block(legal)
-        elif phase in ("lose", "show"):
+        elif phase is LOSE or phase is SHOW:
             hand = state.hidden[seat]
             pool = [c for c in hand for _ in range(GIVE_UP_WEIGHT[c])]
-            choice = {"type": phase, "card": self.rng.choice(pool)}
-        elif phase == "return":
+            choice = {"type": "lose" if phase is LOSE else "show", "card": self.rng.choice(pool)}
+        elif phase is RETURN:
             choice = {"type": "return", "card": max(state.hidden[seat], key=RANKED.index)}
-        elif phase == "exchange":
+        elif phase is EXCHANGE:
             choice = self._exchange(legal)
-        elif phase == "investigate":
+        elif phase is INVESTIGATE:
             strong = state.shown in ("banker", "hacker", "mafia")
             choice = {"type": "force_redraw" if strong else "let_keep"}
         else:
@@ -166,7 +178,7 @@ class RulePlayer:
         s = self.s
         return [p for p in range(s.n) if p != self.seat and s.alive[p]]
 
-    def _strongest(self, ok: Any = None) -> int:
+    def _strongest(self, ok: Callable[[int], bool] | None = None) -> int:
         seats = [p for p in self._opponents() if ok is None or ok(p)]
         if not seats:
             return -1
@@ -255,7 +267,7 @@ class RulePlayer:
 
     def _should_challenge(self) -> bool:
         s, me = self.s, self.seat
-        if s.phase == "challenge":
+        if s.phase is CHALLENGE:
             role, claimant = s.claim, s.actor
         else:
             role, claimant = s.block_claim, s.blocker
@@ -263,7 +275,7 @@ class RulePlayer:
             return True
         if role in self.trace.caught[claimant]:
             return True
-        if s.phase == "challenge" and s.action == "hacker" and s.target == me and len(s.hidden[me]) == 1:
+        if s.phase is CHALLENGE and s.action == "hacker" and s.target == me and len(s.hidden[me]) == 1:
             judges = self._revealed("judge") + sum(
                 1 for p in range(s.n) if p != me and "judge" in self.trace.claimed[p]
             )
@@ -324,7 +336,7 @@ class RulePlayer:
         roles = [set(self.trace.claimed[opp]), mine]
         steal_blockers = set(s.opt_steal)
         i = 0
-        if s.phase in ("challenge", "block") and s.actor == opp:
+        if (s.phase is CHALLENGE or s.phase is BLOCK) and s.actor == opp:
             if not bluffed:  # the pending action goes through
                 if s.action == "mafia":
                     took = min(MAFIA_STEAL, cash[1])
@@ -334,7 +346,7 @@ class RulePlayer:
                     cards[1] -= 1
                 elif s.action == "banker":
                     cash[0] += BANKER_TAKE
-        elif s.phase == "block_challenge":
+        elif s.phase is BLOCK_CHALLENGE:
             i = 1
         while i < HORIZON:
             i += 1

@@ -14,9 +14,10 @@ more players, by ``scripts/fit_capitol_value.py``, which prints how well each fi
 from __future__ import annotations
 
 import math
-from typing import Any, Final
+from typing import Final
 
 from conflictology.games.capitol.data import ROLES
+from conflictology.games.capitol.state import CapitolState
 
 #: the facts scored for each player, in the order of the weights
 FEATURES: Final = (
@@ -30,7 +31,7 @@ WEIGHTS: Final[dict[str, tuple[float, ...]]] = {
 }
 
 
-def features(state: Any, seat: int) -> list[float]:
+def features(state: CapitolState, seat: int) -> list[float]:
     """The facts :data:`FEATURES` names for ``seat`` in a (sampled, fully known) Capitol state."""
     hand: list[str] = state.hidden[seat]
     money: int = state.money[seat]
@@ -46,7 +47,7 @@ def features(state: Any, seat: int) -> list[float]:
     ]
 
 
-def win_shares(state: Any) -> list[float]:
+def win_shares(state: CapitolState) -> list[float]:
     """Each seat's chance of winning from ``state`` (0 for the eliminated; they add up to 1)."""
     alive = [i for i in range(state.n) if state.alive[i]]
     weights = WEIGHTS["two" if len(alive) == 2 else "more"]

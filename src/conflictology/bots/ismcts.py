@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from conflictology.bots import Bot
@@ -105,7 +105,7 @@ class SearchPolicy:
         information in the sampled world. Default: :meth:`playout_action` drawing from ``rng``."""
         return lambda state, seat: self.playout_action(state, seat, rng)
 
-    def observe(self, seat: int, actor: int, action: Action, index: int) -> Any:
+    def observe(self, seat: int, actor: int, action: Action, index: int) -> Hashable:
         """What ``seat`` learns when ``actor`` takes ``action`` (the paired search keys its tree by
         it, so worlds that differ only in another seat's hidden choice share a node). Default: the
         action itself."""
@@ -149,7 +149,7 @@ class _Node:
     def __init__(self) -> None:
         # stats[seat][action index] = [visits, total reward for that seat, availability]
         self.stats: dict[int, dict[int, list[float]]] = {}
-        self.children: dict[tuple[Any, ...], _Node] = {}
+        self.children: dict[tuple[tuple[int, Hashable], ...], _Node] = {}
         #: times a paired iteration decided at this node (the searcher's decisions only)
         self.visits = 0
 
@@ -194,6 +194,9 @@ class ISMCTSBot(Bot):
         self.total_iterations = 0
         self.total_seconds = 0.0
         self._table: ActionTable = game.action_table
+        #: what the game's search policy keeps on this bot (the policy object is shared by every bot;
+        #: its own type: Capitol's ``_SearchMemo``)
+        self.policy_memo: object | None = None
 
     def act(self, view: View, legal: list[Action]) -> Action:
         if not legal:
@@ -327,7 +330,7 @@ class ISMCTSBot(Bot):
         stop = policy.walk_end(self)
         path: list[tuple[_Node, list[int], int]] = [(root, root_options, first)]
         root.visits += 1
-        events: list[Any] = [(me, first)]
+        events: list[tuple[int, Hashable]] = [(me, first)]
         state.apply_index(me, first)
         node: _Node | None = root
         expanded = False

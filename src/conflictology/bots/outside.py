@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from conflictology.bots import Bot
+from conflictology.bots import Bot, BotFactory
 from conflictology.engine import Action, Game, Rng, View
 
 # Capitol role -> treason role, and back.
@@ -496,7 +496,7 @@ def _challenged_this_turn(log: list[Any]) -> bool:
     return False
 
 
-def factory(faithful: bool = False) -> Any:
+def factory(faithful: bool = False) -> BotFactory:
     def make(game: Game, seat: int, seed: int | None = None, **params: Any) -> Bot:
         params.setdefault("faithful", faithful)
         return OutsideTreason(game, seat, seed, **params)

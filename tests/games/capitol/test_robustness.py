@@ -108,7 +108,7 @@ def test_a_save_whose_log_challenges_no_claim_is_refused_clearly(entry: list[Any
 def test_a_rendered_log_that_challenges_no_claim_is_refused_too(kind: str) -> None:
     """The same reading of a view's log (what a search bot's worlds are drawn from) refuses it the
     same way instead of making up an empty record."""
-    from conflictology.games.capitol.state import public_honesty_bits
+    from conflictology.games.capitol.honesty import public_honesty_bits
 
     with pytest.raises(ValueError, match="before any claim"):
         public_honesty_bits([{"type": kind, "seat": 0}])

@@ -880,3 +880,39 @@ def test_golden_scripted_game_log() -> None:
         "Seat 0 wins.",
     ]
     assert s.money == [0, 0] and s.treasury == 50
+
+
+# ---------------------------------------------------------------- rules.py as functions over a state
+
+
+def test_the_rules_functions_drive_a_state_without_its_methods() -> None:
+    from conflictology.games.capitol import rules
+    from conflictology.games.capitol.data import Phase, Then
+
+    s = table([[B, M], [H, J], [R, P]])
+    assert rules.legal_actions(s, 0) == s.legal_actions(0) and rules.legal_keys(s, 1) == []
+    key = rules.key_of({"type": "mafia", "target": 2})
+    assert key in rules.legal_keys(s, 0)
+    rules.apply_key(s, 0, key, None)
+    assert s.phase is Phase.CHALLENGE and s.awaiting == [1, 2] and s.claim == M
+    rules.apply_key(s, 1, ("challenge", None, None), None)  # seat 0 holds the Mafia: seat 1 loses
+    assert s.phase is Phase.LOSE and s.then is Then.CONTINUE and s.losses == [1]
+    assert rules.legal_keys(s, 1) == [("lose", "card", H), ("lose", "card", J)]
+    assert all(type(a["type"]) is str for a in rules.legal_actions(s, 1))  # a plain str, not the phase
+    assert rules.decision_kind(s, 1) == "choice" and rules.timeout_action(s, 1)["type"] == "lose"
+
+
+@pytest.mark.parametrize("action", [
+    {"type": "mafia", "target": True}, {"type": "mafia", "target": 1.0}, {"type": "lose", "card": 3},
+    {"type": "keep", "cards": "banker"}, {"type": "income", "extra": 1}, {"type": 5}, [], "income",
+])
+def test_key_of_refuses_what_is_not_exactly_an_action(action: object) -> None:
+    from conflictology.games.capitol import rules
+
+    assert rules.key_of(action) is None
+
+
+def test_a_save_with_an_unknown_phase_is_refused() -> None:
+    s = table([[B, M], [H, J], [R, P]])
+    with pytest.raises(ValueError, match="phase 'dancing'"):
+        GAME.from_json(s.to_json().replace('"phase":"turn"', '"phase":"dancing"'))

@@ -15,7 +15,7 @@ from capitol_helpers import B, H, J, M, P, R, act, table
 from conflictology.engine import Rng
 from conflictology.games.capitol import GAME, CapitolState
 from conflictology.games.capitol.data import CLAIM
-from conflictology.games.capitol.state import public_honesty
+from conflictology.games.capitol.honesty import public_honesty
 
 
 def all_views(state: CapitolState) -> list[dict[str, Any]]:

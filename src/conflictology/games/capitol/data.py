@@ -6,6 +6,7 @@ Everything here is the rulebook (``shared/seeds/000_*.txt``) or a numbered rulin
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Final
 
 # Roles, in the contract's order (ruling 1: three copies of each, 18 cards).
@@ -63,6 +64,61 @@ DEFAULT_OPTIONS: Final[dict[str, object]] = {
     "steal_blockers": [],
     "anyone_challenges_block": False,
 }
+
+
+class Phase(StrEnum):
+    """Every decision the game awaits is one phase (the values are the views' and the saves' strings).
+
+    ``turn``            the actor chooses an action (forced Scandal at $10M, ruling 4)
+    ``challenge``       every other living player may challenge the actor's claim (ruling 5b)
+    ``block``           the eligible blockers may block (ruling 6)
+    ``block_challenge`` the actor (or, with the option, anyone but the blocker) may challenge (ruling 7)
+    ``lose``            the first seat of the loss queue turns a card face up (rulings 9, 11, 12)
+    ``return``          a blocker whose block was accepted puts a card back (ruling 8, the book's rule)
+    ``exchange``        the actor keeps as many cards as they held (Reporter ruling 14, Police swap 16)
+    ``show``            the investigated target shows a card to the Police player (ruling 15)
+    ``investigate``     the Police player lets the target keep it or forces a redraw (ruling 15)
+    ``over``            one player has a face-down card left (ruling 18)
+    """
+
+    TURN = "turn"
+    CHALLENGE = "challenge"
+    BLOCK = "block"
+    BLOCK_CHALLENGE = "block_challenge"
+    LOSE = "lose"
+    RETURN = "return"
+    EXCHANGE = "exchange"
+    SHOW = "show"
+    INVESTIGATE = "investigate"
+    OVER = "over"
+
+
+class Then(StrEnum):
+    """What follows once the loss queue is empty (``NONE``: no loss is pending)."""
+
+    NONE = ""
+    END_TURN = "end_turn"
+    CONTINUE = "continue"  # the action stands: block window if any, then resolution
+    RESOLVE = "resolve"
+
+
+# The members as module globals: the rules compare phases at every decision of every playout, and a
+# global is read faster than an enum's attribute (``phase is TURN``, never ``Phase.TURN`` in a loop).
+TURN: Final = Phase.TURN
+CHALLENGE: Final = Phase.CHALLENGE
+BLOCK: Final = Phase.BLOCK
+BLOCK_CHALLENGE: Final = Phase.BLOCK_CHALLENGE
+LOSE: Final = Phase.LOSE
+RETURN: Final = Phase.RETURN
+EXCHANGE: Final = Phase.EXCHANGE
+SHOW: Final = Phase.SHOW
+INVESTIGATE: Final = Phase.INVESTIGATE
+OVER: Final = Phase.OVER
+NO_LOSSES: Final = Then.NONE
+END_TURN: Final = Then.END_TURN
+CONTINUE: Final = Then.CONTINUE
+RESOLVE: Final = Then.RESOLVE
+
 
 # Names as players read them in the log (and in clients that render from the fields).
 ROLE_NAME: Final[dict[str, str]] = {role: role.capitalize() for role in ROLES}

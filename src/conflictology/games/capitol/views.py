@@ -5,7 +5,7 @@ phase with who already passed, the queued losses and what follows them. Secrets 
 owner: the cards an exchange is choosing from go to that player only, the card shown to the Police
 player goes to that player and to the one who showed it.
 
-A view: ``game``, ``you``, ``turn`` (the acting seat), ``phase`` (see ``state.PHASES``), ``awaiting``
+A view: ``game``, ``you``, ``turn`` (the acting seat), ``phase`` (see ``data.Phase``), ``awaiting``
 (``waiting_for``), ``treasury``, ``deck`` (cards in it), ``players`` (``seat``, ``money``, ``hidden``:
 your roles or another's count, ``revealed``, ``alive``), ``options``, ``pending``, ``log``, ``known``
 (for a seat: ``[{"seat", "card"}]``, what it saw as Police and still knows) and, once the game is over,
@@ -37,17 +37,25 @@ roles, amounts in $M) and ``text`` in English.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from conflictology.engine import View
-from conflictology.games.capitol.data import ACTION_NAME, BANKER_TAKE, CLAIM, COST, ROLE_NAME
-from conflictology.games.capitol.state import honesty_list
+from conflictology.games.capitol.data import (
+    ACTION_NAME,
+    BANKER_TAKE,
+    CLAIM,
+    COST,
+    EXCHANGE,
+    INVESTIGATE,
+    OVER,
+    ROLE_NAME,
+    TURN,
+)
+from conflictology.games.capitol.fields import CapitolFields, LogEntry
+from conflictology.games.capitol.honesty import honesty_list
 
-if TYPE_CHECKING:
-    from conflictology.games.capitol.state import CapitolState, LogEntry
 
-
-def render_view(state: CapitolState, seat: int | None) -> View:
+def render_view(state: CapitolFields, seat: int | None) -> View:
     n = state.n
     players = []
     for i in range(n):
@@ -76,7 +84,7 @@ def render_view(state: CapitolState, seat: int | None) -> View:
     if seat is not None:
         # What this seat learnt as the Police player and still knows (until that hand changes).
         view["known"] = [{"seat": t, "card": c} for p, t, c in state.known if p == seat]
-    if phase == "over":
+    if phase is OVER:
         view["winners"] = [state.winner]
         # The claims record is private while the game goes on; at the end everyone sees it.
         view["summary"] = summary(view["log"], state.honesty, n)
@@ -117,10 +125,10 @@ def _seat(x: int) -> int | None:
     return None if x < 0 else x
 
 
-def pending_of(state: CapitolState, seat: int | None) -> dict[str, Any] | None:
+def pending_of(state: CapitolFields, seat: int | None) -> dict[str, Any] | None:
     """The ``pending`` of ``seat``'s view (a search's rollouts read it without the rest of the view)."""
     phase = state.phase
-    if phase == "turn" or phase == "over":
+    if phase is TURN or phase is OVER:
         return None
     pending: dict[str, Any] = {
         "phase": phase,
@@ -139,7 +147,7 @@ def pending_of(state: CapitolState, seat: int | None) -> dict[str, Any] | None:
         # A card revealed to win a challenge: still in that hand until the losses are taken.
         "reveal": {"seat": state.reveal_seat, "card": state.reveal_card} if state.reveal_seat >= 0 else None,
     }
-    if phase == "exchange":
+    if phase is EXCHANGE:
         pending["keep"] = state.keep
         if seat == state.actor:
             drawn = list(state.hidden[seat])
@@ -147,7 +155,7 @@ def pending_of(state: CapitolState, seat: int | None) -> dict[str, Any] | None:
                 drawn.remove(card)
             pending["hand"] = list(state.ex_hand)
             pending["drawn"] = drawn
-    elif phase == "investigate" and seat is not None and seat in (state.actor, state.target):
+    elif phase is INVESTIGATE and seat is not None and seat in (state.actor, state.target):
         pending["shown"] = state.shown
     return pending
 

@@ -1,0 +1,82 @@
+"""What a Capitol state holds, field by field: the one record the rules, the views and the worlds read.
+
+A state is a handful of plain lists and scalars (``__slots__``) so that ``clone`` is a few list copies
+and random playouts stay fast. :class:`CapitolFields` declares them; ``state.CapitolState`` (the
+engine's object: clone, JSON, the engine methods) inherits them, and ``rules.py`` and ``views.py``
+take a ``CapitolFields``, so neither needs the module that calls them.
+
+``phase`` and ``then`` always hold the members of ``data.Phase`` and ``data.Then`` (a save and a view
+are read into them), so the rules compare them by identity, the fastest test there is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conflictology.engine import Rng
+from conflictology.games.capitol.data import Phase, Then
+
+# A legal action as an immutable key ``(type, field, value)``: the field "target" (an int seat), "card"
+# (a role) or "cards" (a kept hand, a sorted tuple of roles), or None and None for a bare type. The
+# state caches keys, never the dicts it hands out.
+Key = tuple[str, str | None, Any]
+
+# A log entry is a tuple (event type, fields…); views.py renders it. ("_raw", dict) holds an entry
+# already rendered (a determinized state copies the log it was drawn from).
+LogEntry = tuple[Any, ...]
+
+# The fields a save holds, in its order (``to_json``).
+FIELDS = (
+    "n", "options", "money", "hidden", "revealed", "alive", "deck", "treasury", "rng", "phase",
+    "actor", "action", "target", "claim", "challenger", "blocker", "block_claim", "block_challenger",
+    "awaiting", "passed", "losses", "then", "reveal_seat", "reveal_card", "keep", "ex_hand", "shown",
+    "known", "log", "winner", "honesty",
+)
+
+
+class CapitolFields:
+    __slots__ = (*FIELDS, "opt_forced", "opt_steal", "opt_anyone", "_lseat", "_legal")
+
+    n: int
+    options: dict[str, Any]
+    opt_forced: bool
+    opt_steal: tuple[str, ...]
+    opt_anyone: bool
+    money: list[int]
+    hidden: list[list[str]]
+    revealed: list[list[str]]
+    alive: list[bool]
+    deck: list[str]  # top first
+    treasury: int
+    rng: Rng
+    phase: Phase
+    actor: int
+    action: str  # the turn action's type, "" before it is chosen
+    target: int  # -1: none
+    claim: str  # the role the action claims, "" for general actions
+    challenger: int
+    blocker: int
+    block_claim: str
+    block_challenger: int
+    awaiting: list[int]  # the seats that may still answer, in seat order
+    passed: list[int]  # who passed in the current window, in the order they passed
+    losses: list[int]  # seats that must still lose an influence, first one now
+    then: Then
+    reveal_seat: int  # a true claim revealed in a challenge, replaced once the losses are taken
+    reveal_card: str
+    keep: int  # an exchange: how many cards the actor keeps
+    ex_hand: list[str]  # an exchange: the actor's hand before drawing (private)
+    shown: str  # an investigation: the card shown to the Police player (private)
+    known: list[tuple[int, int, str]]  # (police seat, target, card) still known to be in that hand
+    log: list[LogEntry]
+    winner: int
+    honesty: int  # the claims' private record (honesty.py), never in a view before the end
+    # The legal actions' keys of the last seat asked (rules.legal_keys), -1 and [] when unknown.
+    _lseat: int
+    _legal: list[Key]
+
+    def set_options(self, options: dict[str, Any]) -> None:
+        self.options = options
+        self.opt_forced = options["forced_scandal"]
+        self.opt_steal = tuple(options["steal_blockers"])
+        self.opt_anyone = options["anyone_challenges_block"]

@@ -1,0 +1,574 @@
+"""Capitol's rules as functions over a state: the legal actions and the phase machine that applies them
+(turns, challenge and block windows, losses, exchanges, Police). The phases: ``data.Phase``.
+
+Losses are queued (``losses``) because one answer can cost two influences (ruling 11); ``then`` says
+what follows once the queue is empty: end the turn, continue the action (block window, then
+resolution), or resolve it. A card revealed to win a challenge (``reveal_seat``/``reveal_card``) stays
+in its owner's hand until the challenger's loss is taken, then is shuffled back and replaced: the
+rulebook's order ("YOU lose an influence card. The challenged player then returns their revealed
+card"), which wins over ruling 9's.
+
+Each claim (an action's role, a block's role) adds its bit to the private ``honesty`` record
+(``honesty.py``) as it is made: whether the claimant held the role at that moment.
+
+The functions take the state's fields (``fields.CapitolFields``); ``CapitolState`` calls them from its
+engine methods. Only the functions without a leading underscore are called from outside.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+from typing import Any
+
+from conflictology.engine import Action, IllegalAction, Rng
+from conflictology.games.capitol import data
+from conflictology.games.capitol.data import (
+    BLOCK,
+    BLOCK_CHALLENGE,
+    CHALLENGE,
+    CONTINUE,
+    END_TURN,
+    EXCHANGE,
+    INVESTIGATE,
+    LOSE,
+    NO_LOSSES,
+    OVER,
+    RESOLVE,
+    RETURN,
+    SHOW,
+    TURN,
+    Phase,
+)
+from conflictology.games.capitol.fields import CapitolFields, Key
+
+_PASS: Key = ("pass", None, None)
+_CHALLENGE: Key = ("challenge", None, None)
+# The action a card phase asks for: the phase's name, as a plain string (an action's type is a str).
+_CARD_ACTION: dict[Phase, str] = {LOSE: "lose", RETURN: "return", SHOW: "show"}
+
+
+def legal_keys(s: CapitolFields, seat: int) -> list[Key]:
+    """The legal actions' keys for ``seat`` ([] if not awaited), cached for the last seat asked."""
+    if type(seat) is int and seat == s._lseat:
+        return s._legal
+    if type(seat) is not int or seat not in s.awaiting:
+        return []
+    keys = _compute_legal(s, seat)
+    s._lseat = seat
+    s._legal = keys
+    return keys
+
+
+def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
+    # The cache holds immutable keys; every call hands out fresh dicts that nobody else holds, so
+    # a caller scribbling on them cannot reach the state (nor a clone sharing the cache).
+    keys = legal_keys(s, seat)
+    if s.phase is EXCHANGE:
+        return [{"type": "keep", "cards": list(cards)} for _, _, cards in keys]
+    return [{"type": k} if f is None else {"type": k, f: v} for k, f, v in keys]
+
+
+def _compute_legal(s: CapitolFields, seat: int) -> list[Key]:
+    phase = s.phase
+    if phase is CHALLENGE or phase is BLOCK_CHALLENGE:
+        return [_PASS, _CHALLENGE]
+    if phase is TURN:
+        return _turn_actions(s, seat)
+    if phase is BLOCK:
+        return [_PASS] + [("block", "card", r) for r in block_roles(s)]
+    if phase is LOSE or phase is RETURN or phase is SHOW:
+        return [(_CARD_ACTION[phase], "card", r) for r in _distinct(s.hidden[seat])]
+    if phase is EXCHANGE:
+        pool = sorted(s.hidden[seat])
+        return [("keep", "cards", c) for c in dict.fromkeys(combinations(pool, s.keep))]
+    if phase is INVESTIGATE:
+        return [("let_keep", None, None), ("force_redraw", None, None)]
+    return []
+
+
+def _turn_actions(s: CapitolFields, seat: int) -> list[Key]:
+    money = s.money[seat]
+    alive = s.alive
+    targets = [t for t in range(s.n) if t != seat and alive[t]]
+    if s.opt_forced and money >= data.FORCED_SCANDAL_AT:
+        # Ruling 4: checked when the turn starts, before anything else.
+        return [("scandal", "target", t) for t in targets]
+    out: list[Key] = [("income", None, None), ("foreign_aid", None, None)]
+    if money >= data.COST["scandal"]:
+        out += [("scandal", "target", t) for t in targets]
+    out.append(("banker", None, None))
+    out += [("mafia", "target", t) for t in targets]
+    if money >= data.COST["hacker"]:
+        out += [("hacker", "target", t) for t in targets]
+    out.append(("reporter", None, None))
+    out += [("police_investigate", "target", t) for t in targets]
+    out.append(("police_swap", None, None))
+    return out
+
+
+def block_roles(s: CapitolFields) -> tuple[str, ...]:
+    if s.action == "mafia":
+        return s.opt_steal
+    return data.BLOCK_ROLES.get(s.action, ())
+
+
+def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
+    """Apply the action keyed ``k`` (``None``: not an action) for ``seat``: the phase machine. Raise
+    ``IllegalAction``, changing nothing, unless it is legal now. ``action`` is what the caller sent,
+    for the refusal (``None`` with a key: the action of the table's entry ``k``)."""
+    legal = legal_keys(s, seat)
+    if not legal:  # an awaited seat always has a legal action
+        raise IllegalAction(f"seat {seat!r} is not awaited now (waiting for {s.awaiting}); phase {s.phase}")
+    if k is None or k not in legal:
+        raise IllegalAction(refusal(s, seat, action_of(k) if action is None and k is not None else action))
+    s._lseat = -1
+    phase = s.phase
+    if phase is CHALLENGE:
+        _on_challenge(s, seat, k[0])
+    elif phase is TURN:
+        _on_turn(s, seat, k)
+    elif phase is BLOCK:
+        _on_block(s, seat, k)
+    elif phase is BLOCK_CHALLENGE:
+        _on_block_challenge(s, seat, k[0])
+    elif phase is LOSE:
+        s.losses.pop(0)
+        _lose(s, seat, k[2])
+        if s.phase is not OVER:
+            _run_losses(s)
+    elif phase is RETURN:
+        _replace(s, seat, k[2])
+        s.log.append(("return", seat))
+        _next_turn(s)
+    elif phase is EXCHANGE:
+        _on_exchange(s, seat, list(k[2]))
+    elif phase is SHOW:
+        _show(s, seat, k[2])
+    elif phase is INVESTIGATE:
+        _on_investigate(s, seat, k[0])
+
+
+def refusal(s: CapitolFields, seat: int, action: Any) -> str:
+    if type(action) is not dict:
+        return f"an action is an object with a 'type', got {type(action).__name__}"
+    return (
+        f"illegal action for seat {seat} in phase {s.phase}: {action!r}; legal: "
+        + json.dumps(legal_actions(s, seat), separators=(",", ":"))
+    )
+
+
+def decision_kind(s: CapitolFields, seat: int) -> str:
+    """Ruling 19's three clocks: the player's turn, a response window (challenge or block), and
+    any other choice (a card to lose, return, keep or show, a Police peek)."""
+    phase = s.phase
+    if phase is TURN:
+        return "turn"
+    if phase is CHALLENGE or phase is BLOCK or phase is BLOCK_CHALLENGE:
+        return "response"
+    return "choice"
+
+
+def timeout_action(s: CapitolFields, seat: int) -> Action:
+    """Ruling 19: a response passes, an exchange keeps the hand, a turn takes Income (or, when
+    forced, a Scandal against the next living seat: every Scandal costs the same); a lost, shown
+    or returned card is drawn at random from a copy of the state's generator, so asking twice
+    gives the same answer and asking changes nothing."""
+    legal = legal_actions(s, seat)
+    if not legal:
+        raise IllegalAction(f"seat {seat!r} is not awaited")
+    phase = s.phase
+    if phase is TURN:
+        if legal[0]["type"] == "income":
+            return legal[0]
+        targets = [a["target"] for a in legal]
+        after = [t for t in targets if t > seat]
+        target = after[0] if after else targets[0]
+        return {"type": "scandal", "target": target}
+    if phase is EXCHANGE:
+        return {"type": "keep", "cards": sorted(s.ex_hand)}
+    if phase is LOSE or phase is SHOW or phase is RETURN:
+        return legal[Rng(s.rng.state ^ 0x5DEECE66D).randrange(len(legal))]
+    if phase is INVESTIGATE:
+        return {"type": "let_keep"}
+    return {"type": "pass"}
+
+
+def begin_turn(s: CapitolFields, seat: int) -> None:
+    s.phase = TURN
+    s.actor = seat
+    s.action = ""
+    s.target = -1
+    s.claim = ""
+    s.challenger = -1
+    s.blocker = -1
+    s.block_claim = ""
+    s.block_challenger = -1
+    s.awaiting = [seat]
+    s.passed = []
+    s.losses = []
+    s.then = NO_LOSSES
+    s.keep = 0
+    s.ex_hand = []
+    s.shown = ""
+    s.reveal_seat = -1
+    s.reveal_card = ""
+
+
+def _next_turn(s: CapitolFields) -> None:
+    # Ruling 3: clockwise (seat order), skipping eliminated players.
+    n = s.n
+    alive = s.alive
+    seat = s.actor
+    for _ in range(n):
+        seat = (seat + 1) % n
+        if alive[seat]:
+            break
+    begin_turn(s, seat)
+
+
+def _others_alive(s: CapitolFields, seat: int) -> list[int]:
+    alive = s.alive
+    return [i for i in range(s.n) if i != seat and alive[i]]
+
+
+def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
+    kind: str = k[0]
+    s.action = kind
+    target: int = -1 if k[2] is None else k[2]
+    s.target = target
+    cost = data.COST.get(kind)
+    if cost:
+        # Ruling 10: fees are paid when the action is announced and never refunded.
+        s.money[seat] -= cost
+        s.treasury += cost
+    s.log.append(("action", seat, kind, target))
+    if kind == "income":
+        _gain(s, seat, data.INCOME)
+        _next_turn(s)
+    elif kind == "foreign_aid":
+        _continue(s)  # no challenge window (ruling 5b): straight to the block window
+    elif kind == "scandal":
+        s.losses = [target]
+        s.then = END_TURN
+        _run_losses(s)
+    else:
+        claim = data.CLAIM[kind]
+        s.claim = claim
+        s.honesty = s.honesty << 1 | (claim in s.hidden[seat])
+        s.phase = CHALLENGE
+        s.awaiting = _others_alive(s, seat)
+        s.passed = []
+
+
+def _on_challenge(s: CapitolFields, seat: int, kind: str) -> None:
+    if kind == "pass":
+        s.awaiting.remove(seat)
+        s.passed.append(seat)
+        if not s.awaiting:
+            _continue(s)
+        return
+    actor = s.actor
+    claim = s.claim
+    s.challenger = seat
+    s.awaiting = []
+    s.log.append(("challenge", seat, actor, claim))
+    if claim in s.hidden[actor]:
+        # The book: the challenger loses, *then* the revealed card goes back into the deck, the
+        # deck is shuffled and its owner draws (ruling 9 swaps these two; the book wins). Then
+        # the action goes on.
+        s.log.append(("reveal", actor, claim))
+        s.reveal_seat = actor
+        s.reveal_card = claim
+        s.losses = [seat]
+        # Ruling 11 (the book's Hacker text): a target who challenged a true Hacker loses the
+        # challenge, then the hack, with no Judge window; anyone else goes on to the block window.
+        s.then = RESOLVE if s.action == "hacker" and seat == s.target else CONTINUE
+    else:
+        s.log.append(("bluff", actor, claim))
+        s.losses = [actor]
+        s.then = END_TURN
+    _run_losses(s)
+
+
+def _continue(s: CapitolFields) -> None:
+    """The action stands after its challenge window: open the block window, or resolve."""
+    kind = s.action
+    roles = block_roles(s)
+    if roles:
+        if kind in data.BLOCKED_BY_ANYONE:
+            blockers = _others_alive(s, s.actor)
+        else:
+            # Ruling 6: only the target blocks, even after their own failed challenge.
+            blockers = [s.target] if s.alive[s.target] else []
+        if blockers:
+            s.phase = BLOCK
+            s.awaiting = blockers
+            s.passed = []
+            return
+    _resolve(s)
+
+
+def _on_block(s: CapitolFields, seat: int, k: Key) -> None:
+    if k[0] == "pass":
+        s.awaiting.remove(seat)
+        s.passed.append(seat)
+        if not s.awaiting:
+            _resolve(s)
+        return
+    s.blocker = seat
+    role = k[2]
+    s.block_claim = role
+    s.honesty = s.honesty << 1 | (role in s.hidden[seat])
+    s.log.append(("block", seat, role, s.actor))
+    s.phase = BLOCK_CHALLENGE
+    s.passed = []
+    if s.opt_anyone:
+        s.awaiting = _others_alive(s, seat)  # the actor included
+    else:
+        s.awaiting = [s.actor]  # ruling 7: the book's two options are the actor's
+
+
+def _on_block_challenge(s: CapitolFields, seat: int, kind: str) -> None:
+    blocker = s.blocker
+    if kind == "pass":
+        s.awaiting.remove(seat)
+        s.passed.append(seat)
+        if s.awaiting:
+            return
+        # Ruling 8 (the book's "Accept the block"): the action is not executed; the blocker
+        # puts a card of their choice back, shuffles and draws one.
+        s.log.append(("blocked", s.actor, blocker))
+        s.phase = RETURN
+        s.awaiting = [blocker]
+        hand = s.hidden[blocker]
+        if hand.count(hand[0]) == len(hand):  # ruling 12a: only one choice
+            _replace(s, blocker, hand[0])
+            s.log.append(("return", blocker))
+            _next_turn(s)
+        return
+    claim = s.block_claim
+    s.block_challenger = seat
+    s.awaiting = []
+    s.log.append(("challenge", seat, blocker, claim))
+    if claim in s.hidden[blocker]:
+        # The book (ruling 9, in the book's order): the challenger loses, then the revealed card is
+        # replaced; the block stands with no second exchange (ruling 8).
+        s.log.append(("reveal", blocker, claim))
+        s.log.append(("blocked", s.actor, blocker))
+        s.reveal_seat = blocker
+        s.reveal_card = claim
+        s.losses = [seat]
+        s.then = END_TURN
+    else:
+        # The block fails and the action resolves (a false Judge then loses twice, ruling 11).
+        s.log.append(("bluff", blocker, claim))
+        s.losses = [blocker]
+        s.then = RESOLVE
+    _run_losses(s)
+
+
+def _run_losses(s: CapitolFields) -> None:
+    losses = s.losses
+    hidden = s.hidden
+    while losses:
+        seat = losses[0]
+        hand = hidden[seat]
+        if not hand:
+            # Ruling 11: a player who lost their last influence early loses only what they had.
+            losses.pop(0)
+            continue
+        if hand.count(hand[0]) == len(hand):
+            # Ruling 12a: one face-down card, or two of the same role: taken automatically.
+            losses.pop(0)
+            _lose(s, seat, hand[0])
+            if s.phase is OVER:
+                return
+            continue
+        s.phase = LOSE
+        s.awaiting = [seat]
+        return
+    seat = s.reveal_seat
+    if seat >= 0:
+        s.reveal_seat = -1
+        if s.alive[seat]:
+            _replace(s, seat, s.reveal_card)
+            s.log.append(("replace", seat, s.reveal_card))
+        s.reveal_card = ""
+    then = s.then
+    if then is END_TURN:
+        _next_turn(s)
+    elif then is CONTINUE:
+        _continue(s)
+    else:
+        _resolve(s)
+
+
+def _lose(s: CapitolFields, seat: int, card: str) -> None:
+    hand = s.hidden[seat]
+    hand.remove(card)
+    s.revealed[seat].append(card)  # ruling 12: face up for the rest of the game
+    s.log.append(("lose", seat, card))
+    if s.known:
+        _forget(s, seat)
+    if hand:
+        return
+    # Ruling 12: eliminated; their money returns to the Treasury.
+    s.alive[seat] = False
+    money = s.money[seat]
+    s.money[seat] = 0
+    s.treasury += money
+    s.log.append(("out", seat, money))
+    living = [i for i in range(s.n) if s.alive[i]]
+    if len(living) == 1:
+        # Ruling 18: the last player with a face-down card wins.
+        s.phase = OVER
+        s.awaiting = []
+        s.winner = living[0]
+        s.log.append(("win", living[0]))
+
+
+def _resolve(s: CapitolFields) -> None:
+    kind = s.action
+    actor = s.actor
+    target = s.target
+    if not s.alive[actor]:
+        _next_turn(s)
+        return
+    if target >= 0 and not s.alive[target]:
+        # Ruling 12: the target was eliminated before the action resolved.
+        s.log.append(("no_effect", target))
+        _next_turn(s)
+        return
+    if kind == "foreign_aid":
+        _gain(s, actor, data.FOREIGN_AID)
+    elif kind == "banker":
+        _gain(s, actor, data.BANKER_TAKE)
+    elif kind == "mafia":
+        amount = min(data.MAFIA_STEAL, s.money[target])  # ruling 13
+        s.money[target] -= amount
+        s.money[actor] += amount
+        s.log.append(("steal", actor, target, amount))
+    elif kind == "hacker":
+        s.losses = [target]
+        s.then = END_TURN
+        _run_losses(s)
+        return
+    elif kind == "reporter" or kind == "police_swap":
+        _begin_exchange(s, data.DRAW[kind])
+        return
+    elif kind == "police_investigate":
+        s.phase = SHOW
+        s.awaiting = [target]
+        hand = s.hidden[target]
+        if hand.count(hand[0]) == len(hand):  # ruling 12a
+            _show(s, target, hand[0])
+        return
+    _next_turn(s)
+
+
+def _gain(s: CapitolFields, seat: int, amount: int) -> None:
+    amount = min(amount, s.treasury)  # ruling 2: the Treasury pays what it holds
+    s.money[seat] += amount
+    s.treasury -= amount
+    s.log.append(("gain", seat, amount))
+
+
+def _begin_exchange(s: CapitolFields, count: int) -> None:
+    actor = s.actor
+    hand = s.hidden[actor]
+    s.ex_hand = hand[:]
+    s.keep = len(hand)
+    hand += s.deck[:count]
+    del s.deck[:count]
+    if s.known:
+        _forget(s, actor)
+    s.log.append(("draw", actor, count))
+    s.phase = EXCHANGE
+    s.awaiting = [actor]
+
+
+def _on_exchange(s: CapitolFields, seat: int, cards: list[str]) -> None:
+    rest = s.hidden[seat][:]
+    for card in cards:
+        rest.remove(card)
+    s.hidden[seat] = list(cards)
+    s.deck += rest
+    s.rng.shuffle(s.deck)
+    s.log.append(("exchange", seat, len(rest)))
+    _next_turn(s)
+
+
+def _show(s: CapitolFields, target: int, card: str) -> None:
+    police = s.actor
+    s.shown = card
+    s.known = [k for k in s.known if k[0] != police or k[1] != target]
+    s.known.append((police, target, card))
+    s.log.append(("show", target, police))
+    s.phase = INVESTIGATE
+    s.awaiting = [police]
+
+
+def _on_investigate(s: CapitolFields, seat: int, kind: str) -> None:
+    target = s.target
+    if kind == "force_redraw":
+        _replace(s, target, s.shown)
+    s.log.append((kind, seat, target))
+    _next_turn(s)
+
+
+def _replace(s: CapitolFields, seat: int, card: str) -> None:
+    """A card goes back into the deck, the deck is shuffled, the holder draws the top card."""
+    hand = s.hidden[seat]
+    hand.remove(card)
+    deck = s.deck
+    deck.append(card)
+    s.rng.shuffle(deck)
+    hand.append(deck.pop(0))
+    if s.known:
+        _forget(s, seat)
+
+
+def _forget(s: CapitolFields, seat: int) -> None:
+    # Police knowledge of a hand lasts until that hand changes in any way.
+    s.known = [k for k in s.known if k[1] != seat]
+
+
+def action_of(k: Key) -> Action:
+    """The action dict of a key (a kept hand's cards sorted, as the action table lists them)."""
+    kind, name, value = k
+    if name is None:
+        return {"type": kind}
+    return {"type": kind, name: list(value) if name == "cards" else value}
+
+
+def _distinct(hand: list[str]) -> list[str]:
+    return list(dict.fromkeys(hand))
+
+
+_MISSING: Any = object()
+
+
+def key_of(action: Any) -> Key | None:
+    """The key of an action dict, checked strictly (seats are ints, not bools or floats; roles are
+    strings; no extra field), or ``None``. A kept hand is a multiset: its key sorts the cards."""
+    if type(action) is not dict:
+        return None
+    kind = action.get("type")
+    if type(kind) is not str:
+        return None
+    size = len(action)
+    if size == 1:
+        return (kind, None, None)
+    if size != 2:
+        return None
+    value = action.get("target", _MISSING)
+    if value is not _MISSING:
+        return (kind, "target", value) if type(value) is int else None
+    value = action.get("card", _MISSING)
+    if value is not _MISSING:
+        return (kind, "card", value) if type(value) is str else None
+    value = action.get("cards", _MISSING)
+    if type(value) is list and all(type(c) is str for c in value):
+        return (kind, "cards", tuple(sorted(value)))
+    return None
