@@ -75,8 +75,7 @@ class Connection:
         self._refused += 1
         return self._refused > FLOOD_REFUSALS
 
-    def send(self, message: ServerMessage | dict[str, Any]) -> None:
-        """``message``: one of messages.py's structs (a dict: app.py's, until it uses them)."""
+    def send(self, message: ServerMessage) -> None:
         self.send_text(_encoder.encode(message).decode())
 
     def send_text(self, text: str) -> None:

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any
 
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from conflictology.server import protocol
+from conflictology.server import messages, protocol
 from conflictology.server.backend import BackendUnavailable
 from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Connection, Hub
@@ -26,16 +25,16 @@ from conflictology.server.security import RateLimits, client_key
 # ---- what the transport sends --------------------------------------------------------------------
 
 
-def error_message(code: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "code": code, "message": message}
+def error_message(code: str, message: str) -> messages.Error:
+    return messages.Error(code, message)
 
 
-def pong_message() -> dict[str, Any]:
-    return {"type": "pong", "time": time.time()}
+def pong_message() -> messages.Pong:
+    return messages.Pong(time.time())
 
 
-def replaced_message() -> dict[str, Any]:
-    return {"type": "replaced", "message": "this seat was opened in another tab"}
+def replaced_message() -> messages.Replaced:
+    return messages.Replaced()
 
 
 # ---- the endpoint --------------------------------------------------------------------------------
