@@ -24,7 +24,7 @@ def _root() -> None:
     """Conflictology: Capitol and Conspiranoicos, for people and for bots."""
 
 # Each area adds its own commands through a ``register(app)`` function, so the areas stay separate.
-_COMMAND_MODULES: list[str] = ["conflictology.bots.cli", "conflictology.terminal.cli"]
+_COMMAND_MODULES: list[str] = ["conflictology.arena_cli", "conflictology.terminal.cli"]
 # The clients' commands around the server's, in the order ``--help`` has always listed them.
 _COMMAND_MODULES.append("conflictology.clients.loadtest")
 _COMMAND_MODULES.append("conflictology.server.cli")

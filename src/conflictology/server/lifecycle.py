@@ -1,5 +1,6 @@
 """A room's lifecycle (lobby → playing → over, → lobby again on a rematch), the refusal of a
-request (:class:`RoomError`), and the fields every piece of a room works on (:class:`RoomFields`).
+request (:class:`RoomError`), and the fields every piece of a room works on (:class:`RoomFields`,
+its seats as :class:`Seat` records).
 
 A room is one dataclass (``rooms.Room``) made of pieces, each a concept of its own: its seats
 (``seats.py``), its clocks (``clocks.py``), what is saved of it (``snapshots.py``), and the game
@@ -8,15 +9,13 @@ itself (``rooms.py``). The pieces see the room's fields through :class:`RoomFiel
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from conflictology import games
 from conflictology.engine import Game, GameState
 from conflictology.server.protocol import RoomSettings
-
-if TYPE_CHECKING:
-    from conflictology.server.seats import Seat
 
 
 class RoomStatus(StrEnum):
@@ -35,6 +34,22 @@ class RoomError(Exception):
         self.status = status
         self.code = code
         self.message = message
+
+
+@dataclass
+class Seat:
+    id: str
+    name: str
+    token_hash: str | None = None  # None for a bot
+    bot: bool = False
+    level: str | None = None
+    afk: bool = False  # a disconnected player past the grace period: a bot plays for them
+    left: bool = False  # the player left (or was kicked) mid-game: a bot plays on
+    mystery: bool = False  # a mystery bot: its level is shown only once the game is over
+
+    @property
+    def bot_controlled(self) -> bool:
+        return self.bot or self.afk or self.left
 
 
 class RoomFields:

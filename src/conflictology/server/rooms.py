@@ -26,9 +26,9 @@ from conflictology import bots, games
 from conflictology.engine import Action, Game, GameState, IllegalAction
 from conflictology.server import standings
 from conflictology.server.clocks import Clocks
-from conflictology.server.lifecycle import RoomError, RoomStatus
+from conflictology.server.lifecycle import RoomError, RoomStatus, Seat
 from conflictology.server.protocol import RoomSettings
-from conflictology.server.seats import MYSTERY, Seat, Seats, default_level, mystery_pool, seat_level
+from conflictology.server.seats import MYSTERY, Seats, default_level, mystery_pool, seat_level
 from conflictology.server.snapshots import Snapshots
 
 __all__ = [

@@ -8,29 +8,12 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from dataclasses import dataclass
 
 from conflictology import bots
 from conflictology.engine import Game
 from conflictology.server import standings
-from conflictology.server.lifecycle import RoomError, RoomFields, RoomStatus
+from conflictology.server.lifecycle import RoomError, RoomFields, RoomStatus, Seat
 from conflictology.server.security import clean_name, distinct_name, hash_token, new_token, same_hash
-
-
-@dataclass
-class Seat:
-    id: str
-    name: str
-    token_hash: str | None = None  # None for a bot
-    bot: bool = False
-    level: str | None = None
-    afk: bool = False  # a disconnected player past the grace period: a bot plays for them
-    left: bool = False  # the player left (or was kicked) mid-game: a bot plays on
-    mystery: bool = False  # a mystery bot: its level is shown only once the game is over
-
-    @property
-    def bot_controlled(self) -> bool:
-        return self.bot or self.afk or self.left
 
 
 def seat_level(room: RoomFields, seat: int) -> str:
