@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from conflictology import bots, games
-from conflictology.bots.capitol import CapitolSearch, Knowledge, LogMemo, capitol_state
+from conflictology.bots.capitol_knowledge import Knowledge, LogMemo
 from conflictology.bots.capitol_rules import ClaimTrace, RulePlayer
+from conflictology.bots.capitol_search import CapitolSearch, capitol_state
 from conflictology.bots.capitol_value import win_shares
 from conflictology.engine import Rng
 from conflictology.games.capitol import GAME

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from conflictology import bots, games
-from conflictology.bots.capitol import Knowledge, LogMemo
+from conflictology.bots.capitol_knowledge import Knowledge, LogMemo
 from conflictology.bots.capitol_value import FEATURES, win_shares
 from conflictology.engine import Rng
 

@@ -147,7 +147,7 @@ def test_levels_and_default_make_bots_for_every_game(game: Game) -> None:
 
 def test_capitol_log_memo_reads_the_log_like_a_full_read() -> None:
     """The rollouts' incremental log reading (LogMemo) knows what a full read of the log knows."""
-    from conflictology.bots.capitol import Knowledge, LogMemo
+    from conflictology.bots.capitol_knowledge import Knowledge, LogMemo
 
     game = games.get("capitol")
     compared = 0
@@ -206,7 +206,7 @@ def capitol_turns(count: int, seed: int) -> Iterator[tuple[GameState, int]]:
 def test_capitol_ismcts_root_compares_the_heuristics_candidates() -> None:
     """On its turn the tree search compares one action per kind (the heuristic's target), every
     sampled world played after each of them, and keeps the heuristic's choice unless beaten."""
-    from conflictology.bots.capitol import CapitolSearch
+    from conflictology.bots.capitol_search import CapitolSearch
 
     game = games.get("capitol")
     policy = CapitolSearch()
@@ -233,7 +233,7 @@ def test_capitol_ismcts_root_compares_the_heuristics_candidates() -> None:
 def test_capitol_tree_hides_other_seats_card_choices() -> None:
     """The tree is keyed by what the searcher observes: another seat's kept, returned or shown
     cards are hidden from it, its own choices and public actions are not."""
-    from conflictology.bots.capitol import CapitolSearch
+    from conflictology.bots.capitol_search import CapitolSearch
 
     policy = CapitolSearch()
     keep = {"type": "keep", "cards": ["banker", "judge"]}
@@ -250,7 +250,8 @@ def test_capitol_search_plays_each_seat_as_it_has_been_seen_to_play() -> None:
     """The flat search's rollouts play every other seat with dials fitted to its record: a seat
     caught bluffing often is played less honest, one that challenges often more sceptical, a seat
     with no record as the default heuristic; the searcher's own seat stays the default."""
-    from conflictology.bots.capitol import PERSONALITIES, CapitolSearch, Knowledge
+    from conflictology.bots.capitol_knowledge import PERSONALITIES, Knowledge
+    from conflictology.bots.capitol_search import CapitolSearch
 
     game = games.get("capitol")
     state = game.new_game(players=3, seed=5)

@@ -12,6 +12,8 @@ Levels (what a host picks in a room; see docs/bots.md):
 from __future__ import annotations
 
 from conflictology.bots import capitol as _capitol
+from conflictology.bots import capitol_knowledge as _capitol_knowledge
+from conflictology.bots import capitol_search as _capitol_search
 from conflictology.bots import conspiranoicos as _conspiranoicos
 from conflictology.bots import ismcts as _ismcts
 from conflictology.bots import outside as _outside
@@ -40,13 +42,13 @@ register_level("hard", "search:seconds=0.3")
 DEFAULT_LEVEL = "normal"
 
 # Capitol: the heuristic and its personalities.
-for _name in _capitol.PERSONALITIES:
+for _name in _capitol_knowledge.PERSONALITIES:
     register(_name, _capitol.factory(_name), game="capitol")
 
 # Conspiranoicos: the heuristic.
 register("heuristic", _conspiranoicos.factory(), game="conspiranoicos")
 _ismcts.register_policy("conspiranoicos", _conspiranoicos.ConspiranoicosSearch())
-_ismcts.register_policy("capitol", _capitol.CapitolSearch())
+_ismcts.register_policy("capitol", _capitol_search.CapitolSearch())
 
 # The outside AI (treason's rule-based player, through the optional coupml package): a sparring
 # partner for ``simulate`` and ``arena``, never offered on a server (docs/bots.md).

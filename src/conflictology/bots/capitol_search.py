@@ -1,0 +1,445 @@
+"""The Capitol search (``hard``, ``ismcts`` on Capitol): its worlds weighted by the claims standing, the
+heuristic's choice as the prior, and rollouts that play every seat by a model of it (docs/bots.md)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from conflictology.bots.capitol import CapitolHeuristic
+from conflictology.bots.capitol_knowledge import (
+    PERSONALITIES,
+    ROLE_VALUE,
+    Knowledge,
+    LogMemo,
+    attack_rate,
+)
+from conflictology.bots.capitol_rules import ClaimTrace, RulePlayer
+from conflictology.bots.capitol_value import win_shares
+from conflictology.bots.ismcts import ISMCTSBot, SearchPolicy, rewards
+from conflictology.bots.outside import OutsideTreason
+from conflictology.engine import Action, Game, GameState, Rng, View
+from conflictology.games.capitol.data import (
+    BLOCK,
+    BLOCK_CHALLENGE,
+    CHALLENGE,
+    COPIES,
+    COST,
+    EXCHANGE,
+    INVESTIGATE,
+    LOSE,
+    RETURN,
+    SHOW,
+    TURN,
+)
+from conflictology.games.capitol.game import CapitolGame
+from conflictology.games.capitol.state import CapitolState
+
+
+class CapitolSearch(SearchPolicy):
+    """Search hooks for Capitol: claim-weighted worlds, the heuristic's choice as the prior, its
+    candidates, and rollouts that play every seat to the end of the game (:meth:`actor`): the
+    searcher by the heuristic, each other seat by the heuristic with dials fitted to its record or by
+    the bold rule player (:meth:`seat_models`, ``opp``).
+
+    The older tree search's quick playout (:meth:`playout_action`, ``ismcts:paired=0``) runs in a
+    sampled world, so it may read that world's cards; it uses them only for the acting seat's own
+    hand (as a player would), never to catch another seat's bluff: challenges in a playout come at a
+    fixed small rate, truthful or not.
+    """
+
+    model_opponents = True
+    prior_margin = 0.02
+    # Playouts are cut after a dozen decisions and scored by material (see :meth:`evaluate`): in
+    # four-player games the full playouts' winner is mostly noise (measured: 0.13–0.20 win share
+    # against three heuristics with full playouts, 0.27–0.30 cut at 12, 0.18 cut at 5).
+    playout_limit = 12
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        """``opp`` one of :attr:`OPPONENT_MODELS`; ``horizon`` a whole number of turns, 0 or more;
+        ``bluff_scale`` and ``rules`` numbers from 0 (``rules``, a share, at most 1)."""
+        opp = params.get("opp", "mix")
+        if opp not in self.OPPONENT_MODELS:
+            raise ValueError(f"opp must be one of {', '.join(self.OPPONENT_MODELS)}, not {opp!r}")
+        horizon = params.get("horizon", self.horizon)
+        if not isinstance(horizon, int) or isinstance(horizon, bool) or horizon < 0:
+            raise ValueError(f"horizon must be 0 (to the end) or a number of turns, not {horizon!r}")
+        for key, top in (("bluff_scale", math.inf), ("rules", 1.0)):
+            value = params.get(key, 0.0)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= top:
+                bound = "0 or more" if top == math.inf else f"from 0 to {top:g}"
+                raise ValueError(f"{key} must be a number {bound}, not {value!r}")
+
+    def prior(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
+        action: Action = self._helper(bot).act(view, legal)
+        return action
+
+    # Rates measured on the heuristic (150 four-player games, heuristic against itself): it calls
+    # about one claim in ten, and most Judge blocks of its Hackers; it bluffs a Banker about one turn
+    # in eight and a Judge against a Hacker more often than not.
+    challenge_rate = 0.10
+    block_challenge_rate: ClassVar[dict[str, float]] = {"hacker": 0.65, "foreign_aid": 0.2}
+    bluff_rate = 0.13
+    #: draws tried before a world is taken whatever its weight
+    tries = 12
+    #: the claimants' bluff rates (their record, as the heuristic reads it) are halved in the worlds'
+    #: weights (the ``bluff_scale`` param): a record counts the bluffs caught among the claims that
+    #: were challenged, and players challenge the claims they doubt, so it overstates bluffing.
+    #: Measured at the search's challenge decisions face to face, a claimant held the claimed role in
+    #: 65 % of the cases against treason's AI (81 % against our heuristic) while the worlds drawn at
+    #: full rate gave it the role in 53 % (52 %); at half rate 66 % (64 %). docs/bots.md, "Worlds as
+    #: true as the claims".
+    bluff_scale = 0.5
+
+    def sampler(self, bot: ISMCTSBot, view: View) -> Callable[[Rng], GameState]:
+        """Worlds weighted by the claims still standing: a world where a claimant lacks the role is
+        kept with the chance that they bluff (their record, as the heuristic estimates it)."""
+        game: Game = bot.game
+        # The decision's public log, read once: every rollout's memo starts from a copy of it.
+        root = LogMemo()
+        k = Knowledge(view, root)
+        memo = _memo(bot)
+        memo.root_memo = root
+        # Each other seat played in the rollouts as it has been seen to play (``model``, on by default).
+        memo.seat_dials = self.dials(k) if int(bot.params.get("model", 1)) else {}
+        trace = ClaimTrace(len(view["players"]))
+        trace.read([("_raw", e) for e in view.get("log") or []])
+        memo.root_trace = trace
+        scale = float(bot.params.get("bluff_scale", self.bluff_scale))
+        claims = [
+            (p.seat, [r for r, on in p.claims.items() if on], max(0.05, k.bluff_rate(p.seat)) * scale)
+            for p in k.living_others()
+            if any(p.claims.values())
+        ]
+
+        if not isinstance(game, CapitolGame):
+            raise TypeError(f"the Capitol search plays Capitol, not {game.name}")
+        deal = game.worlds(view)  # the view read once, the unseen cards dealt anew for each world
+
+        def draw(rng: Rng) -> GameState:
+            world = deal(rng)
+            if not claims:
+                return world
+            for _ in range(self.tries):
+                hidden = world.hidden
+                weight = 1.0
+                for seat, roles, bluff in claims:
+                    for role in roles:
+                        if role not in hidden[seat]:
+                            weight *= bluff
+                if rng.random() < weight:
+                    return world
+                world = deal(rng)
+            return world
+
+        return draw
+
+    @staticmethod
+    def dials(k: Knowledge) -> dict[int, dict[str, float]]:
+        """The personality each other seat is played with in the rollouts, fitted to its record
+        against the searcher's own (the searcher plays the default heuristic, and its record is read
+        from the same log with the same priors, so the ratio is that table's and that game's): a seat
+        whose challenged claims were bluffs more often is played with more of a bluffing appetite, one
+        that challenges less often with less scepticism, one that steals or hacks on more of its turns
+        with more aggression (each by the square root of the ratio, within bounds). A seat with no
+        record is played as the default."""
+        out: dict[int, dict[str, float]] = {}
+        base = PERSONALITIES["heuristic"]
+        me = k.me
+        my_bluff = k.bluff_rate(me)
+        my_chal = k.challenge_rate(me)
+        my_attack = attack_rate(k.players[me].habits)
+        for p in k.living_others():
+            # Square roots and narrow bounds: a game shows a handful of challenged claims, so a
+            # record is taken halfway (measured: the raw ratios swing from 0.4 to 2.5 within a game).
+            bluffing = (1.0 - base["honesty"]) * math.sqrt(k.bluff_rate(p.seat) / my_bluff)
+            scepticism = base["scepticism"] * math.sqrt(k.challenge_rate(p.seat) / my_chal)
+            aggression = base["aggression"] * math.sqrt(attack_rate(p.habits) / my_attack)
+            out[p.seat] = {
+                "honesty": min(0.9, max(0.4, 1.0 - bluffing)),
+                "scepticism": min(1.6, max(0.5, scepticism)),
+                "aggression": min(0.85, max(0.25, aggression)),
+            }
+        return out
+
+    def candidates(
+        self, bot: ISMCTSBot, view: View, legal: list[Action], prior: Action | None
+    ) -> list[Action]:
+        """One action per kind: where a kind takes a target, the target the heuristic would pick
+        (so a turn compares one action per kind, at most nine, not every target of every kind)."""
+        if len(legal) <= 3 or not any("target" in a for a in legal):
+            return legal
+        helper = self._helper(bot)
+        k = Knowledge(view)
+        by_type: dict[str, list[Action]] = {}
+        for a in legal:
+            by_type.setdefault(a["type"], []).append(a)
+        out: list[Action] = [] if prior is None else [prior]
+        for kind, actions in by_type.items():
+            if prior is not None and prior["type"] == kind:
+                continue
+            pick = helper._best_target(k, actions, kind) if "target" in actions[0] else actions[0]
+            out.append(pick)
+        return out
+
+    def _helper(self, bot: ISMCTSBot) -> CapitolHeuristic:
+        memo = _memo(bot)
+        if memo.prior_helper is None:
+            memo.prior_helper = CapitolHeuristic(bot.game, bot.seat, seed=bot.rng.next64())
+        return memo.prior_helper
+
+    #: a rollout longer than this many decisions is scored by :meth:`evaluate` (never in practice)
+    rollout_limit = 1000
+    #: turns a rollout plays after the candidate's before :meth:`evaluate` scores it (the ``horizon``
+    #: param; 0: to the end of the game). Four turns see the candidate resolved and the table answer
+    #: it, at about a quarter of a whole game's decisions (docs/bots.md, "Cut-off rollouts").
+    horizon = 4
+
+    # The tree search (``ismcts``) compares the root's candidates world by world, every seat played
+    # by the real heuristic (:meth:`actor`) to the end of the game; the fast model below
+    # (:meth:`playout_action`, cut at ``playout_limit``) is its former playout (``ismcts:paired=0``).
+    paired_root = True
+    widen_after = 8
+
+    def actor(self, bot: ISMCTSBot, rng: Rng) -> Callable[[GameState, int], Action]:
+        """Every seat played from its own information in the sampled world (so nobody reads another
+        seat's cards), all drawing from ``rng``: the searcher and the seats :meth:`seat_models`
+        leaves to it by the real heuristic from its view, reading the public log once between them
+        (:class:`LogMemo`); the others by their model."""
+        memo = _memo(bot)
+        players = memo.rollout_players
+        if players is None:
+            players = [CapitolHeuristic(bot.game, s, seed=0) for s in range(bot.game.max_players)]
+            memo.rollout_players = players
+        dials = memo.seat_dials
+        base = PERSONALITIES["heuristic"]
+        for p in players:
+            p.rng = rng
+            d = dials.get(p.seat, base)
+            p.honesty, p.scepticism, p.aggression = d["honesty"], d["scepticism"], d["aggression"]
+        root = memo.root_memo
+        log_memo = LogMemo() if root is None else root.copy()
+        others = self.seat_models(bot, rng)
+
+        def act(state: GameState, seat: int) -> Action:
+            legal = state.legal_actions(seat)
+            if len(legal) == 1:
+                return legal[0]
+            if not isinstance(state, CapitolState):  # (inline: this runs at every rollout decision)
+                raise _not_capitol(state)
+            world = state
+            model = others.get(seat)
+            if model is not None:
+                if isinstance(model, RulePlayer):
+                    return model.act(world, seat, legal)
+                outside: Action = model.act(world.view(seat), legal)
+                return outside
+            # What the seat knows, read from the world's own fields and the log entries the memo has
+            # not read (rendering a view and reading the whole log on every decision was most of a
+            # rollout's time).
+            action: Action = players[seat].decide(Knowledge.of_state(world, seat, log_memo), legal)
+            return action
+
+        return act
+
+    #: the rollout models of the other seats (``opp``): ``mix`` (default), ``heuristic``, ``rules``,
+    #: and ``outside`` (treason's AI itself, through coupml: a measurement of the best any model
+    #: could do against it, never a level)
+    OPPONENT_MODELS = ("mix", "heuristic", "rules", "outside")
+
+    def seat_models(self, bot: ISMCTSBot, rng: Rng) -> dict[int, RulePlayer | OutsideTreason]:
+        """The other seats one rollout plays by a model other than the heuristic, and the model.
+
+        ``opp=mix`` (the default): each other seat is played by the bold rule player
+        (:mod:`conflictology.bots.capitol_rules`) in a share ``rules`` (default 0.5) of the rollouts
+        and by the heuristic, with dials fitted to its record, in the rest — drawn per rollout from
+        its random numbers, so every candidate of a world meets the same table. ``opp=rules``: every
+        other seat by the rule player; ``opp=heuristic``: none."""
+        opp = str(bot.params.get("opp", "mix"))
+        memo = _memo(bot)
+        root = memo.root_trace
+        seats = len(root.claimed) if root is not None else bot.game.max_players
+        others = [s for s in range(seats) if s != bot.seat]
+        if opp == "heuristic":
+            return {}
+        if opp == "outside":
+            cache = memo.outside_players
+            if cache is None:
+                cache = {s: OutsideTreason(bot.game, s, seed=1) for s in range(bot.game.max_players)}
+                memo.outside_players = cache
+            for s in others:
+                cache[s].rng = rng
+                cache[s].np_random.rng = rng
+                cache[s].coin = None
+            return {s: cache[s] for s in others}
+        trace = root.copy() if root is not None else ClaimTrace(seats)
+        if opp == "rules":
+            return {s: RulePlayer(rng, trace) for s in others}
+        share = float(bot.params.get("rules", 0.5))
+        return {s: RulePlayer(rng, trace) for s in others if rng.random() < share}
+
+    def observe(self, seat: int, actor: int, action: Action, index: int) -> int | str:
+        """Another seat's choice of cards to keep, return or show is hidden from ``seat``."""
+        kind: str = action["type"]
+        if actor != seat and kind in ("keep", "return", "show"):
+            return kind
+        return index
+
+    def rollout(self, bot: ISMCTSBot, state: GameState, rng: Rng) -> list[float]:
+        """The flat search's playout: every seat plays the real heuristic from its own view of the
+        sampled world (:meth:`actor`), all drawing from ``rng`` (the same numbers for every
+        candidate action: a paired comparison)."""
+        act = self.actor(bot, rng)
+        stop = self.walk_end(bot)
+        for _ in range(self.rollout_limit):
+            waiting = state.waiting_for()
+            if not waiting:
+                return rewards(state)
+            if stop(state):
+                break
+            seat = waiting[0]
+            state.apply(seat, act(state, seat))
+        return self.evaluate(state)
+
+    def walk_end(self, bot: ISMCTSBot) -> Callable[[GameState], bool]:
+        """Where a rollout stops: once ``horizon`` turns have been played after the candidate's (at
+        the start of the next) with three or more players still in, scored by :meth:`evaluate`
+        (``horizon=0``, or two players left: at the end of the game); or as soon as the searcher is
+        out (its reward is 0 whoever wins, so the rest of that game is not played)."""
+        horizon = int(bot.params.get("horizon", self.horizon))
+        me = bot.seat
+        turns = [0]
+
+        def stop(state: GameState) -> bool:
+            if not isinstance(state, CapitolState):  # (inline: this runs at every rollout decision)
+                raise _not_capitol(state)
+            s = state
+            if not s.alive[me]:
+                return True
+            if s.phase is TURN and horizon:
+                turns[0] += 1
+                # Face to face the rollout plays on to the end: the end is near there, and cutting
+                # it stalled more games (a value that favours a better hand over money had the
+                # searcher at $0M exchange cards turn after turn; docs/bots.md, "Cut-off rollouts").
+                return turns[0] > horizon and sum(s.alive) > 2
+            return False
+
+        return stop
+
+    def playout_action(self, state: GameState, seat: int, rng: Rng) -> Action:
+        legal = state.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        s = capitol_state(state)
+        phase = s.phase
+        hand = s.hidden[seat]
+        if phase is TURN:
+            return self._turn(s, seat, hand, legal, rng)
+        if phase is CHALLENGE or phase is BLOCK_CHALLENGE:
+            claim = s.claim if phase is CHALLENGE else s.block_claim
+            # A sharp player calls a claim whose copies it can all account for.
+            seen = sum(r.count(claim) for r in s.revealed) + hand.count(claim)
+            if phase is CHALLENGE:
+                rate = self.challenge_rate
+            else:
+                rate = self.block_challenge_rate.get(s.action, self.challenge_rate)
+            if seen >= COPIES or rng.random() < rate:
+                return legal[1]
+            return legal[0]
+        if phase is BLOCK:
+            blocks = [a for a in legal if a["type"] == "block"]
+            held = [a for a in blocks if a["card"] in hand]
+            if held:
+                return held[0]
+            hacked = s.action == "hacker"
+            if blocks and ((hacked and (len(hand) == 1 or rng.random() < 0.6)) or rng.random() < 0.03):
+                return rng.choice(blocks)
+            return legal[0]
+        if phase is LOSE or phase is RETURN or phase is SHOW:
+            return min(legal, key=lambda a: ROLE_VALUE[a["card"]])
+        if phase is EXCHANGE:
+            return max(legal, key=lambda a: sum(ROLE_VALUE[c] for c in set(a["cards"])))
+        if phase is INVESTIGATE:
+            shown = s.shown
+            strong = shown in ROLE_VALUE and ROLE_VALUE[shown] >= ROLE_VALUE["judge"]
+            return legal[1] if strong else legal[0]
+        return rng.choice(legal)
+
+    def _turn(self, s: CapitolState, seat: int, hand: list[str], legal: list[Action], rng: Rng) -> Action:
+        by_type: dict[str, list[Action]] = {}
+        for a in legal:
+            by_type.setdefault(a["type"], []).append(a)
+        if "scandal" in by_type:
+            return self._threat(s, by_type["scandal"], rng)
+        if "hacker" in by_type and ("hacker" in hand or rng.random() < 2 * self.bluff_rate):
+            return self._threat(s, by_type["hacker"], rng)
+        if "banker" in hand or rng.random() < self.bluff_rate:
+            return by_type["banker"][0]
+        if "mafia" in hand and rng.random() < 0.5:
+            rich = [a for a in by_type["mafia"] if s.money[a["target"]] >= 2]
+            if rich:
+                return rng.choice(rich)
+        if {"reporter", "police"} & set(hand) and not {"banker", "hacker", "mafia"} & set(hand):
+            return by_type["reporter"][0] if "reporter" in hand else by_type["police_swap"][0]
+        return by_type["foreign_aid"][0] if rng.random() < 0.5 else by_type["income"][0]
+
+    def evaluate(self, state: GameState) -> list[float]:
+        """A cut-off rollout's shares: each player's chance of winning from there, by the model
+        fitted to rollout play (:mod:`conflictology.bots.capitol_value`)."""
+        if state.is_over():
+            return super().evaluate(state)
+        return win_shares(capitol_state(state))
+
+    @staticmethod
+    def _threat(s: CapitolState, actions: list[Action], rng: Rng) -> Action:
+        """Like the heuristic, attack the biggest threat: influence first, then money."""
+
+        def threat(a: Action) -> float:
+            t = a["target"]
+            return float(3.0 * len(s.hidden[t]) + 0.4 * s.money[t] + 2.0 * (s.money[t] >= COST["scandal"]))
+
+        top = max(threat(a) for a in actions)
+        return rng.choice([a for a in actions if threat(a) >= top - 0.5])
+
+
+def capitol_state(state: GameState) -> CapitolState:
+    """``state`` as the Capitol state the search's hooks read field by field. The engine hands the
+    hooks a ``GameState``; anything else than Capitol's own is refused loudly rather than played
+    some other way (a bot that cannot read the table must not quietly play at random)."""
+    if not isinstance(state, CapitolState):
+        raise _not_capitol(state)
+    return state
+
+
+def _not_capitol(state: GameState) -> TypeError:
+    return TypeError(f"the Capitol search reads a CapitolState, got {type(state).__name__}")
+
+
+@dataclass
+class _SearchMemo:
+    """What :class:`CapitolSearch` keeps on one bot between and within its decisions (the policy is
+    shared by every bot, so this lives on the bot: ``ISMCTSBot.policy_memo``)."""
+
+    #: the heuristic that gives the prior and the candidates' targets
+    prior_helper: CapitolHeuristic | None = None
+    #: the decision's public log, read once (every rollout's memo starts from a copy)
+    root_memo: LogMemo | None = None
+    #: each other seat's fitted personality (:meth:`CapitolSearch.dials`)
+    seat_dials: dict[int, dict[str, float]] = field(default_factory=dict)
+    #: the claims standing at the decision, for the rule player
+    root_trace: ClaimTrace | None = None
+    #: one heuristic per seat, reused by every rollout
+    rollout_players: list[CapitolHeuristic] | None = None
+    #: treason's AI per seat (``opp=outside``)
+    outside_players: dict[int, OutsideTreason] | None = None
+
+
+def _memo(bot: ISMCTSBot) -> _SearchMemo:
+    memo = bot.policy_memo
+    if memo is None:
+        memo = bot.policy_memo = _SearchMemo()
+    if not isinstance(memo, _SearchMemo):
+        raise TypeError(f"bot {bot.name!r} carries another search's memo: {type(memo).__name__}")
+    return memo
