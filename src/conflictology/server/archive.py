@@ -113,8 +113,9 @@ class Archiver:
         self._wake.set()
 
     async def flush(self) -> None:
-        """A reader of the archive: the games this process ended are written first."""
-        if self.mine:
+        """A reader of the archive: the games this process ended are written first (not while the
+        database refuses: then the writer's backoff says when to try, not the readers' requests)."""
+        if self.mine and not self.failures:
             await self.drain()
 
     def database_ok(self) -> bool:
