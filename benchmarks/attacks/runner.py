@@ -21,6 +21,7 @@ from benchmarks.attacks.bots import attack_bots, attack_bots_hard
 from benchmarks.attacks.clients import Tally
 from benchmarks.attacks.common import TRACEBACK, fmt, log, raise_own_file_limit
 from benchmarks.attacks.context import Ctx, Row
+from benchmarks.attacks.db_outage import attack_db_outage
 from benchmarks.attacks.defences import attack_defences
 from benchmarks.attacks.guessing import attack_guessing
 from benchmarks.attacks.kill9 import attack_kill9
@@ -63,6 +64,8 @@ ATTACKS = [
            lambda a: a.kills * 40 + 120),
     Attack("redis-outage", attack_redis_outage, "Redis stopped and restarted (with --redis)",
            lambda a: a.outage + 150, needs_redis=True),
+    Attack("db-outage", attack_db_outage, "PostgreSQL (the archive) stopped and restarted mid-play",
+           lambda a: a.outage + 120),
     Attack("log-flood", attack_log_flood, "invalid UTF-8 WebSocket frames", lambda a: 120 + a.bad_frames / 5),
     Attack("defences", attack_defences, "headers, DNS rebinding, names", lambda a: 60),
 ]  # fmt: skip
@@ -230,7 +233,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--sync-depth", type=int, default=8, help="syncs in flight per spamming socket")
     ap.add_argument("--kills", type=int, default=3, help="kill -9s (the issue asks for >= 100)")
     ap.add_argument("--kill-rooms", type=int, default=10)
-    ap.add_argument("--outage", type=float, default=4.0, help="seconds Redis stays down")
+    ap.add_argument("--outage", type=float, default=4.0, help="seconds Redis (or PostgreSQL) stays down")
     ap.add_argument("--outage-rooms", type=int, default=8)
     ap.add_argument("--bad-frames", type=int, default=300)
     ap.add_argument("--probe-child", metavar="URL", help=argparse.SUPPRESS)

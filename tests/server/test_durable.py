@@ -45,13 +45,15 @@ class SlowStore(Store):
         self.writing = threading.Event()
         self.refuse = False
 
-    def save_rooms(self, snapshots: list[dict[str, Any]]) -> None:
+    def save_rooms(
+        self, snapshots: list[dict[str, Any]], records: list[dict[str, Any]] | None = None
+    ) -> None:
         if self.hold.is_set():
             self.writing.set()
             self.release.wait(10)
         if self.refuse:
             raise RuntimeError("disk full")
-        super().save_rooms(snapshots)
+        super().save_rooms(snapshots, records)
 
 
 def stored_version(store: Store, code: str) -> int | None:

@@ -125,46 +125,92 @@ def test_the_default_database_is_a_sqlite_file_in_the_user_data_directory(
     assert ServerConfig(db_url="sqlite:///x.db").resolved_db_url() == "sqlite:///x.db"
 
 
-def test_the_batched_writer_retries_an_archive_a_few_times_then_gives_up(tmp_path: Path) -> None:
-    """A database that refuses an archive for a moment gets it on a later batch; one that always
-    refuses it costs the writer five attempts and a log line, never the server. Readers' flushes
-    (unauthenticated requests) do not count, so they cannot make the writer give up."""
+def test_the_batched_writer_retries_an_archive_until_the_database_takes_it(tmp_path: Path) -> None:
+    """A database that refuses an archive gets it on a later batch, however many tries that takes:
+    a finished game is never given up (issue 31). Readers' flushes (GET /api/games…) try too."""
     import asyncio
+
+    from sqlalchemy.exc import OperationalError
 
     from conflictology.server.config import ServerConfig
     from conflictology.server.hub import Hub
 
     store = Store(f"sqlite:///{tmp_path / 'retry.sqlite3'}")
     hub = Hub(ServerConfig(), store)
-    real_archive = store.archive
-    refusals = {"flaky": 2, "broken": 10**6}
-    attempts: dict[str, int] = {}
+    real_save = store.save_rooms
+    refusals = [12]
 
-    def archive(record: dict[str, Any]) -> None:
-        attempts[record["id"]] = attempts.get(record["id"], 0) + 1
-        if attempts[record["id"]] <= refusals.get(record["id"], 0):
-            raise RuntimeError("database unavailable")
-        real_archive(record)
+    def save_rooms(snapshots: list[dict[str, Any]], records: list[dict[str, Any]] | None = None) -> None:
+        if records and refusals[0] > 0:
+            refusals[0] -= 1
+            raise OperationalError("INSERT", {}, Exception("database or disk is full"))
+        real_save(snapshots, records)
 
-    store.archive = archive  # type: ignore[method-assign]
+    store.save_rooms = save_rooms  # type: ignore[method-assign]
 
     async def main() -> None:
-        for game_id in ("flaky", "broken", "fine"):
+        for game_id in ("flaky", "fine"):
             hub.durability.unarchived[game_id] = {
                 "id": game_id, "room": "ABCDE", "game": "capitol", "public": True, "finished": time.time()
             }  # fmt: skip
-        for _ in range(2):  # readers' flushes (GET /api/games…) never make the writer give up
+        for _ in range(2):
             await hub.persist()
-        assert set(hub.durability.unarchived) == {"flaky", "broken"}
-        for _ in range(8):
+        assert set(hub.durability.unarchived) == {"flaky", "fine"}
+        assert hub.health()["database"] == "failing"
+        assert hub.durability.archive_stats().waiting == 2
+        for _ in range(10):  # more tries than the writer used to allow before giving up
             await hub.persist(by_writer=True)
+        assert set(hub.durability.unarchived) == {"flaky", "fine"}
+        await hub.persist(by_writer=True)
+        assert hub.durability.unarchived == {}
+        assert hub.health()["database"] == "ok" and hub.durability.archive_stats().waiting == 0
 
     try:
         asyncio.run(main())
-        assert attempts == {"flaky": 3, "broken": 2 + 5, "fine": 1}
-        assert hub.durability.archive_failures == {}  # forgotten once archived, or given up
+        assert refusals == [0]
         assert store.get_game("flaky") is not None and store.get_game("fine") is not None
-        assert store.get_game("broken") is None and not hub.durability.unarchived
+    finally:
+        store.close()
+
+
+def test_a_record_the_database_refuses_does_not_stop_the_snapshots(tmp_path: Path) -> None:
+    """The database answers but refuses a game's row (not an outage): the snapshots are saved alone,
+    the game waits (health failing), and it is written once the database takes it."""
+    import asyncio
+
+    from conflictology.server.config import ServerConfig
+    from conflictology.server.hub import Hub
+    from conflictology.server.protocol import RoomSettings
+    from conflictology.server.rooms import Room
+
+    store = Store(f"sqlite:///{tmp_path / 'refused.sqlite3'}")
+    hub = Hub(ServerConfig(), store)
+    real_save = store.save_rooms
+    refuse = [True]
+
+    def save_rooms(snapshots: list[dict[str, Any]], records: list[dict[str, Any]] | None = None) -> None:
+        if records and refuse[0]:
+            raise ValueError("a row it will not take")
+        real_save(snapshots, records)
+
+    store.save_rooms = save_rooms  # type: ignore[method-assign]
+
+    async def main() -> None:
+        room, _ = Room.create("REFRE", "capitol", "Host", None, RoomSettings())
+        await hub.backend.insert(room)
+        hub.durability.unarchived["g1"] = {
+            "id": "g1", "room": "REFRE", "game": "capitol", "public": True, "finished": time.time()
+        }  # fmt: skip
+        await hub.persist(by_writer=True)
+        assert [s["code"] for s in store.load_rooms()] == ["REFRE"]
+        assert set(hub.durability.unarchived) == {"g1"} and hub.health()["database"] == "failing"
+        refuse[0] = False
+        await hub.persist(by_writer=True)
+        assert hub.durability.unarchived == {} and hub.health()["database"] == "ok"
+
+    try:
+        asyncio.run(main())
+        assert store.get_game("g1") is not None
     finally:
         store.close()
 
@@ -188,11 +234,11 @@ def test_stopping_during_a_snapshot_write_keeps_the_newest_snapshot(tmp_path: Pa
     release = threading.Event()
     first = threading.Event()
 
-    def save_rooms(snapshots: list[dict[str, Any]]) -> None:
+    def save_rooms(snapshots: list[dict[str, Any]], records: list[dict[str, Any]] | None = None) -> None:
         if not first.is_set():
             first.set()
             release.wait(5)  # the first write (version 1) is slow
-        real_save(snapshots)
+        real_save(snapshots, records)
 
     store.save_rooms = save_rooms  # type: ignore[method-assign]
 
@@ -229,11 +275,11 @@ def test_snapshots_the_database_refused_are_written_with_a_later_batch(tmp_path:
     real_save = store.save_rooms
     refusals = [2]
 
-    def save_rooms(snapshots: list[dict[str, Any]]) -> None:
+    def save_rooms(snapshots: list[dict[str, Any]], records: list[dict[str, Any]] | None = None) -> None:
         if refusals[0] > 0:
             refusals[0] -= 1
             raise RuntimeError("database unavailable")
-        real_save(snapshots)
+        real_save(snapshots, records)
 
     store.save_rooms = save_rooms  # type: ignore[method-assign]
 

@@ -106,6 +106,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     # Counted by the protocol classes of guarded_protocols.uvicorn_options; rendered with the app's metrics.
     connections = ConnectionGuard(ConnectionLimits.from_config(config))
     metrics.count_connections(connections.stats)
+    metrics.count_archive(hub.durability.archive_stats)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -12,10 +12,13 @@ import asyncio
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from conflictology.server.rooms import Room, RoomError, RoomStatus
 from conflictology.server.security import Budget
+
+if TYPE_CHECKING:
+    from conflictology.server.archive import SharedQueue
 
 T = TypeVar("T")
 
@@ -85,6 +88,11 @@ class RoomBackend(ABC):
         """A per-address budget (guesses at room codes, rooms made): this process's own; a shared
         backend shares it between processes, or a client would get one budget per process."""
         return Budget(rate, burst)
+
+    def archive_queue(self) -> SharedQueue | None:
+        """Where finished games wait for the database (archive.py); None: in the snapshots'
+        transaction (rooms in this process's memory)."""
+        return None
 
     def available(self) -> bool:
         """Whether the backend answered its last request (``/healthz`` says degraded when not)."""

@@ -6,7 +6,12 @@ a player saw (docs/scaling.md, docs/protocol.md "Persistence and restarts"). Sna
 by one writer, off the event loop, a batch at a time: the changes made while a batch is being
 written go together in the next one (group commit). Finished games are archived by the same writer.
 With a shared backend (Redis) a change is durable when its compare-and-set has landed, before the
-hub hears of it: only the archive goes through here then.
+hub hears of it: only the archive goes through here then, by archive.py's queue in Redis.
+
+A finished game is never dropped for a database that refuses: with rooms in memory, its record is
+committed in the same transaction as the snapshot that ends it (the file is the queue: the game's end
+is shown once both are written, and while the database refuses, both wait and are tried again);
+with a shared backend it waits in Redis (archive.py). Either way it is written until it is taken.
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from conflictology.server.archive import Archiver, ArchiveStats, SharedQueue
 from conflictology.server.backend import BackendUnavailable
 from conflictology.server.config import ServerConfig
 from conflictology.server.rooms import Room, RoomStatus
-from conflictology.server.store import Store
+from conflictology.server.store import Store, is_outage
 
 log = logging.getLogger("conflictology.server")
 
@@ -48,9 +54,17 @@ class SnapshotWriter:
     """Snapshots and archives written in batches; ``show(room)`` is called for each change, in the
     order the changes were made, once the batch holding it is committed."""
 
-    def __init__(self, config: ServerConfig, store: Store, show: Callable[[Room], None]) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        store: Store,
+        show: Callable[[Room], None],
+        shared_queue: SharedQueue | None = None,
+    ) -> None:
+        """``shared_queue``: where finished games wait for the database with a shared backend."""
         self.config = config
         self.store = store
+        self.archiver = None if shared_queue is None else Archiver(store, shared_queue)
         self._show_room = show
         # Games already queued for the archive (so each is archived once; the store ignores a game it
         # holds, so the oldest may be forgotten: bounded, a dictionary kept in insertion order).
@@ -59,7 +73,8 @@ class SnapshotWriter:
         # writer takes both off the event loop (a database write there stalls every room).
         self.unsaved: dict[str, Room] = {}
         self.unarchived: dict[str, dict[str, Any]] = {}
-        self.archive_failures: dict[str, int] = {}
+        self.archive_failures = 0  # failed archive writes in a row
+        self._writing: list[dict[str, Any]] = []  # the records of the write under way
         self.snapshot_failures = 0  # failed snapshot writes in a row
         self._persist_lock = asyncio.Lock()
         self.writer: asyncio.Task[None] | None = None
@@ -75,7 +90,7 @@ class SnapshotWriter:
         self._wake = asyncio.Event()
         self._unshown: list[Room] = []
         self.shown: dict[str, Room] = {}
-        self.games_archived = 0  # games this process has archived (a cache of the recent ones reads it)
+        self._games_archived = 0
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -91,6 +106,8 @@ class SnapshotWriter:
         """``checkpoints``: copy SQLite's log into its file now and then (with the snapshots on this
         machine; a shared backend writes only the archive, rarely)."""
         self.writer = asyncio.create_task(self._write_forever())
+        if self.archiver is not None:
+            self.archiver.start()
         if checkpoints and self.store.local:
             self._checkpointer = asyncio.create_task(self._checkpoint_forever())
 
@@ -106,6 +123,8 @@ class SnapshotWriter:
                 self._write_pending()
             with contextlib.suppress(BaseException):
                 await self.writer
+        if self.archiver is not None:
+            await self.archiver.stop()
 
     # ---- changes ---------------------------------------------------------------------------------
 
@@ -143,6 +162,26 @@ class SnapshotWriter:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(event.wait(), left)
 
+    @property
+    def games_archived(self) -> int:
+        """Games this process has archived (a cache of the recent ones reads it)."""
+        return self._games_archived + (self.archiver.archived if self.archiver is not None else 0)
+
+    def database_health(self) -> str:
+        """What ``/healthz`` says of the database: failing while it refuses snapshots or archives."""
+        refusing = self.snapshot_failures or self.archive_failures
+        if refusing or (self.archiver is not None and not self.archiver.database_ok()):
+            return "failing"
+        return "ok"
+
+    def archive_stats(self) -> ArchiveStats:
+        """The finished games waiting for the database (with a shared backend: the deployment's)."""
+        if self.archiver is not None:
+            return self.archiver.stats()
+        waiting = {**{r["id"]: r for r in self._writing}, **self.unarchived}
+        oldest = min((r.get("finished") or time.time() for r in waiting.values()), default=None)
+        return ArchiveStats(len(waiting), 0.0 if oldest is None else max(0.0, time.time() - oldest))
+
     def archived(self, game_id: str) -> bool:
         """Whether this game is queued for the archive or in it already (by this process)."""
         return game_id in self._archived
@@ -168,7 +207,11 @@ class SnapshotWriter:
         assert room.game_id is not None
         self.mark_archived(room.game_id)
         # The record is taken now, on the event loop, so it is the game as it ended.
-        self.unarchived[room.game_id] = room.archive_record()
+        record = room.archive_record()
+        if self.archiver is not None:
+            self.archiver.queue_record(record)
+            return
+        self.unarchived[room.game_id] = record
         self._wake.set()
 
     def _take_snapshots(self) -> _Batch:
@@ -211,58 +254,61 @@ class SnapshotWriter:
     def _take_records(self) -> list[dict[str, Any]]:
         records = list(self.unarchived.values())
         self.unarchived.clear()
+        self._writing = records  # still waiting, for /healthz, until the write says how it went
         return records
 
     def _write(
         self, snapshots: list[dict[str, Any]], records: list[dict[str, Any]]
     ) -> tuple[bool, list[dict[str, Any]]]:
-        """Save snapshots and archive games (in a worker thread); returns whether the snapshots were
-        saved, and the records that failed."""
-        failed = []
-        saved = True
+        """Save snapshots and the games they end in one transaction (in a worker thread or, SQLite,
+        on the loop); returns whether the snapshots were saved, and the records that were not."""
         try:
-            self.store.save_rooms(snapshots)
-        except Exception:
-            saved = False
-            if not self.snapshot_failures:  # once per outage, not every batch
-                log.exception("could not save %d room snapshot(s); retrying", len(snapshots))
-        for record in records:
+            self.store.save_rooms(snapshots, records)
+            return True, []
+        except Exception as exc:
+            failure = exc
+        if records and not is_outage(failure):
+            # The database answers but refused these rows: the snapshots alone, so one record it
+            # will not take does not stop every room; the records wait (and /healthz says so).
+            log.error(
+                "the database refuses %d finished game(s) (%s); kept to try again", len(records), failure
+            )
             try:
-                self.store.archive(record)
-            except Exception:
-                log.exception("could not archive game %s", record["id"])
-                failed.append(record)
-        return saved, failed
+                self.store.save_rooms(snapshots)
+                return True, records
+            except Exception as exc:
+                failure = exc
+        if not self.snapshot_failures and not self.archive_failures:  # once per outage, not every batch
+            log.error(
+                "could not save %d room snapshot(s) and %d finished game(s); retrying (%s)",
+                len(snapshots),
+                len(records),
+                failure,
+            )
+        return False, records
 
-    def _requeue(self, records: list[dict[str, Any]], failed: list[dict[str, Any]], count: bool) -> None:
-        failed_ids = {record["id"] for record in failed}
-        for record in records:
-            if record["id"] not in failed_ids:
-                self.archive_failures.pop(record["id"], None)
-                self.games_archived += 1
+    def _requeue(self, records: list[dict[str, Any]], failed: list[dict[str, Any]]) -> None:
+        """Failed records wait for the next batch, however many tries it takes: never dropped."""
+        self._games_archived += len(records) - len(failed)
+        if records:
+            self.archive_failures = self.archive_failures + 1 if failed else 0
         for record in failed:
-            if not count:  # a reader's flush: only the writer's own attempts count towards giving up
-                self.unarchived.setdefault(record["id"], record)
-                continue
-            tries = self.archive_failures.get(record["id"], 0) + 1
-            if tries < 5:  # a database that is down for a moment; a record it refuses is dropped
-                self.archive_failures[record["id"]] = tries
-                self.unarchived.setdefault(record["id"], record)
-            else:
-                self.archive_failures.pop(record["id"], None)
-                log.error("gave up archiving game %s", record["id"])
+            self.unarchived.setdefault(record["id"], record)
+        self._writing = []
 
     def _write_pending(self) -> None:
         records = self._take_records()
         batch = self._take_snapshots()
         saved, failed = self._write(batch.snapshots, records)
         self._snapshots_written(batch, saved)
-        self._requeue(records, failed, count=True)
+        self._requeue(records, failed)
 
     async def persist(self, by_writer: bool = False) -> None:
         """Write what is pending now, off the event loop: the writer writes snapshots and finished
         games; readers of the archive call it first, so a game is listed as soon as it ends, and only
         the finished games are written for them (a read must not set off snapshot writes)."""
+        if self.archiver is not None and not by_writer:
+            await self.archiver.flush()
         async with self._persist_lock:
             if not self.unarchived and not (by_writer and (self.unsaved or self._unshown)):
                 return
@@ -275,7 +321,7 @@ class SnapshotWriter:
                 saved, failed = await asyncio.to_thread(self._write, batch.snapshots, records)
             self._writes_since_checkpoint += bool(batch.snapshots)
             self._snapshots_written(batch, saved)
-            self._requeue(records, failed, count=by_writer)
+            self._requeue(records, failed)
 
     async def _write_forever(self) -> None:
         """Group commit: a batch goes as soon as there is something to write and the one before it
@@ -297,7 +343,8 @@ class SnapshotWriter:
                 self.snapshot_failures += 1
             if self.snapshot_failures or self.unarchived:
                 # Refused snapshots, or games the archive refused: again after a backoff.
-                await asyncio.sleep(min(0.05 * 2 ** max(self.snapshot_failures, 1), 2.0))
+                tries = max(self.snapshot_failures, self.archive_failures, 1)
+                await asyncio.sleep(min(0.05 * 2 ** min(tries, 10), 2.0))
                 self._wake.set()
 
     async def _checkpoint_forever(self) -> None:

@@ -118,7 +118,7 @@ class Hub:
         self._reclaiming: set[str] = set()
         self._side_tasks: set[asyncio.Task[None]] = set()
         # Snapshots and archives, written in batches: a change is shown once it is durable.
-        self.durability = SnapshotWriter(config, store, self.broadcast)
+        self.durability = SnapshotWriter(config, store, self.broadcast, self.backend.archive_queue())
         # The texts of the last broadcast, per room (a sync or a second tab is answered from them).
         self._texts = master.Texts()
         self._spectators: dict[str, int] = {}  # spectator sockets per client address
@@ -183,7 +183,7 @@ class Hub:
         snapshots and archives."""
         return {
             "rooms": "ok" if self.backend.available() else "unavailable",
-            "database": "failing" if self.durability.snapshot_failures else "ok",
+            "database": self.durability.database_health(),
         }
 
     def room_count(self) -> int:

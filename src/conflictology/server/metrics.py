@@ -33,6 +33,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
+    from conflictology.server.archive import ArchiveStats
     from conflictology.server.connections import ConnectionStats
 
 __all__ = ["Metrics", "difference", "histograms", "merge", "quantile", "text_string_to_metric_families"]
@@ -111,6 +112,10 @@ class Metrics:
         """Add the connection guard's numbers (server/connections.py): open TCP connections and
         the cap, refusals, evictions, timeouts and refused WebSocket frames."""
         self.registry.register(_ConnectionCollector(stats))
+
+    def count_archive(self, stats: Callable[[], ArchiveStats]) -> None:
+        """Add the finished games waiting for the database (archive.py, durability.py)."""
+        self.registry.register(_ArchiveCollector(stats))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
@@ -196,6 +201,27 @@ class _ConnectionCollector(Collector):
         for reason, count in s.frames_refused.items():
             frames.add_metric([reason], count)
         yield frames
+
+
+class _ArchiveCollector(Collector):
+    """Finished games the database has not taken yet: zero on a healthy server; growing while the
+    database refuses (they are kept, and written once it answers)."""
+
+    def __init__(self, stats: Callable[[], ArchiveStats]) -> None:
+        self.stats = stats
+
+    def collect(self) -> Iterator[Metric]:
+        s = self.stats()
+        yield GaugeMetricFamily(
+            "conflictology_archive_waiting",
+            "Finished games waiting to be written to the database (with --redis: the deployment's)",
+            value=s.waiting,
+        )
+        yield GaugeMetricFamily(
+            "conflictology_archive_oldest_seconds",
+            "How long the oldest finished game has waited for the database (0 when none waits)",
+            value=s.oldest_seconds,
+        )
 
 
 _BOT_GAUGES = {

@@ -31,7 +31,9 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 
+from conflictology.server.archive import SharedQueue
 from conflictology.server.backend import RoomBackend
+from conflictology.server.redis_archive import RedisArchiveQueue
 from conflictology.server.redis_budget import SharedBudget
 from conflictology.server.redis_keys import RedisKeys
 from conflictology.server.redis_leases import Leases
@@ -226,6 +228,9 @@ class RedisBackend(RoomBackend):
 
     def available(self) -> bool:
         return self.outages.available()
+
+    def archive_queue(self) -> SharedQueue:
+        return RedisArchiveQueue(self.redis, self.keys)
 
     def budget(self, name: str, rate: float, burst: float) -> Budget:
         return SharedBudget(self.redis, self.keys.budget(name), rate, burst)

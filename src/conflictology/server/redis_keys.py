@@ -80,6 +80,16 @@ class RedisKeys:
         return f"{self.prefix}games"
 
     @property
+    def archive_records(self) -> str:
+        """Finished games waiting for the database (game id → record; redis_archive)."""
+        return f"{self.prefix}archive"
+
+    @property
+    def archive_queue(self) -> str:
+        """The same games by the time they were queued (the oldest is written first)."""
+        return f"{self.prefix}archive:queue"
+
+    @property
     def control(self) -> str:
         # Always subscribed, so the subscription connection is set up (and acknowledged) at start
         # even before the first room.

@@ -24,8 +24,10 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 metadata = MetaData()
 
@@ -52,6 +54,25 @@ games_table = Table(
 
 def _encode(data: Any) -> str:
     return msgspec.json.encode(data).decode()
+
+
+def is_outage(exc: BaseException) -> bool:
+    """The database did not take a write for a reason of its own, not of the rows': it does not
+    answer (refused or dropped connections), or it answers but cannot write now (SQLite's file locked
+    by another process past the busy timeout, a full disk). Such a write is tried again as it was."""
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    return isinstance(exc, OperationalError | InterfaceError)
+
+
+def _game_row(record: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": record["id"],
+        "room": record["room"],
+        "game": record["game"],
+        "finished": record["finished"] or time.time(),
+        "data": _encode(record),
+    }
 
 
 class Store:
@@ -132,15 +153,24 @@ class Store:
             if result.rowcount == 0:
                 conn.execute(insert(rooms_table).values(code=snapshot["code"], **row))
 
-    def save_rooms(self, snapshots: list[dict[str, Any]]) -> None:
+    def save_rooms(
+        self, snapshots: list[dict[str, Any]], records: list[dict[str, Any]] | None = None
+    ) -> None:
         """Several snapshots in one transaction (the hub's group commit: on the move's path, so as
-        little as possible between the rows and the driver)."""
+        little as possible between the rows and the driver), with the finished games they end: a
+        game's end and its archive are committed together or not at all."""
+        if not snapshots and not records:
+            return
+        with self.engine.begin() as conn:
+            self._save_rooms(conn, snapshots)
+            self._archive_rows(conn, records or [])
+
+    def _save_rooms(self, conn: Connection, snapshots: list[dict[str, Any]]) -> None:
         if not snapshots:
             return
         if self._upsert is not None:
             values = [(s["code"], s["version"], s["status"], s["updated"], _encode(s)) for s in snapshots]
-            with self.engine.begin() as conn:
-                conn.exec_driver_sql(self._upsert, values)
+            conn.exec_driver_sql(self._upsert, values)
             return
         rows = [
             {
@@ -152,9 +182,8 @@ class Store:
             }
             for s in snapshots
         ]
-        with self.engine.begin() as conn:
-            conn.execute(delete(rooms_table).where(rooms_table.c.code.in_([r["code"] for r in rows])))
-            conn.execute(insert(rooms_table), rows)
+        conn.execute(delete(rooms_table).where(rooms_table.c.code.in_([r["code"] for r in rows])))
+        conn.execute(insert(rooms_table), rows)
 
     def delete_room(self, code: str) -> None:
         with self.engine.begin() as conn:
@@ -168,26 +197,38 @@ class Store:
     # ---- the archive -----------------------------------------------------------------------------
 
     def archive(self, record: dict[str, Any]) -> None:
-        try:
-            self._archive(record)
-        except IntegrityError:
-            # Another process archived the same game at the same moment: it is archived once.
-            if self.get_game(record["id"]) is None:
-                raise
+        self.archive_many([record])
 
-    def _archive(self, record: dict[str, Any]) -> None:
-        with self.engine.begin() as conn:
-            exists = conn.execute(select(games_table.c.id).where(games_table.c.id == record["id"])).first()
-            if exists is None:
-                conn.execute(
-                    insert(games_table).values(
-                        id=record["id"],
-                        room=record["room"],
-                        game=record["game"],
-                        finished=record["finished"] or time.time(),
-                        data=_encode(record),
-                    )
-                )
+    def archive_many(self, records: list[dict[str, Any]]) -> None:
+        """Finished games, in one transaction. Idempotent: a game the archive holds already (another
+        process, or this one before a restart or a lost reply, wrote it) is left as it is, so a game
+        written again and again is archived once."""
+        if records:
+            with self.engine.begin() as conn:
+                self._archive_rows(conn, records)
+
+    def _archive_rows(self, conn: Connection, records: list[dict[str, Any]]) -> None:
+        if not records:
+            return
+        # Keyed by the game's id: one row per game, whoever writes it how many times.
+        rows = list({r["id"]: _game_row(r) for r in records}.values())
+        backend = self.engine.dialect.name
+        if backend in ("sqlite", "postgresql"):
+            make = sqlite_insert if backend == "sqlite" else postgresql_insert
+            conn.execute(make(games_table).on_conflict_do_nothing(index_elements=["id"]), rows)
+            return
+        # Another database: the rows it lacks (two writers at the same instant: one of them fails on
+        # the key and tries again, and then finds the row).
+        ids = [row["id"] for row in rows]
+        held = {r[0] for r in conn.execute(select(games_table.c.id).where(games_table.c.id.in_(ids)))}
+        fresh = [row for row in rows if row["id"] not in held]
+        if fresh:
+            conn.execute(insert(games_table), fresh)
+
+    def ping(self) -> None:
+        """Whether the database answers (raises when it does not)."""
+        with self.engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
 
     def get_game(self, game_id: str) -> dict[str, Any] | None:
         with self.engine.connect() as conn:
