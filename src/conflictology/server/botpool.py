@@ -38,16 +38,28 @@ import itertools
 import logging
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import cast
 
 from conflictology import bots
 from conflictology.engine import Action, Game, View
-from conflictology.server.botjobs import NOT_IN_WORKER, Job, JobQueue, PoolCounts, decide
+from conflictology.server.botjobs import FALLBACKS, NOT_IN_WORKER, Job, JobQueue, PoolCounts, decide
 from conflictology.server.botprocesses import Sent, WorkerProcesses
 
-__all__ = ["BotPool", "PoolCounts", "default_workers"]
+__all__ = ["BotPool", "PoolCounts", "Share", "default_workers"]
 
 log = logging.getLogger("conflictology.server")
+
+
+@dataclass(frozen=True)
+class Share:
+    """Whose turn a decision waits in (botshares): the address that made its room (an opaque label,
+    ``Room.creator``) and the room; and whether it is a mystery seat's (its level is secret: it is
+    counted by neither kind nor level)."""
+
+    owner: str
+    room: str
+    mystery: bool = False
 
 
 def default_workers() -> int:
@@ -81,11 +93,21 @@ class BotPool:
     # ---- asking ----------------------------------------------------------------------------------
 
     async def decide(
-        self, game: Game, level: str, seat: int, seed: int, view: View, legal: list[Action], where: str
+        self,
+        game: Game,
+        level: str,
+        seat: int,
+        seed: int,
+        view: View,
+        legal: list[Action],
+        where: str,
+        share: Share | None = None,
     ) -> Action | None:
         """The action of ``level`` for ``seat``, or None when the seat should take its timeout
         action (the decision was cut at the cap, its worker died, the bot raised: already logged).
-        Cancelling the caller withdraws the decision."""
+        ``share`` says whose turn the decision waits in (botshares: the room and the address that
+        made it; without one, a line of its own). Cancelling the caller withdraws the decision."""
+        share = share or Share(owner=where, room=where)
         if self._stopped:
             raise asyncio.CancelledError
         kind = bots.cost(level, game)
@@ -94,6 +116,7 @@ class BotPool:
                 return decide(game, level, seat, seed, view, legal)
             except Exception:
                 self.counts.failed += 1
+                self.counts.fell_back("failed")
                 log.exception("bot %s failed in %s; the seat takes its timeout action", level, where)
                 return None
         if self._broken and kind == "search":
@@ -102,20 +125,23 @@ class BotPool:
             from conflictology.server.rooms import default_level
 
             level = default_level(game)
-            self.counts.late += 1
+            if not share.mystery:
+                self.counts.late += 1
+                self.counts.fell_back("no_worker")
         if self._broken or (game.name, level) in self._unknown:
             return await self._decide_here(game, level, seat, seed, view, legal, where)
         loop = asyncio.get_running_loop()
         job = Job(
             next(self._ids), game, level, seat, seed, view, legal, where,
-            loop.create_future(), kind == "search",
+            loop.create_future(), kind == "search", owner=share.owner, room=share.room, mystery=share.mystery,
         )  # fmt: skip
         job.future.add_done_callback(lambda _f: self._queue.forget(job))
         self._processes.start()
         queue = self._queue
-        waiting = queue.expected_wait(self._processes.any_idle()) if queue.clocks_running else 0.0
+        idle = self._processes.any_idle()
+        waiting = queue.expected_wait(idle, share.owner, share.room) if queue.clocks_running else 0.0
         if job.search and waiting > self.queue_wait:
-            queue.stand_in(job)  # it would only wait to be played by the stand-in anyway
+            queue.stand_in(job, "queue_full")  # it would only wait to be played by the stand-in anyway
         else:
             queue.put(job)
             self._dispatch()
@@ -135,6 +161,7 @@ class BotPool:
                 asyncio.to_thread(decide, game, level, seat, seed, view, legal), self.time_cap
             )
         except TimeoutError:
+            self.counts.fell_back("time_cap")
             log.warning(
                 "bot %s took over %.1f s in %s (in the server process); the seat takes its timeout action",
                 level,
@@ -143,8 +170,19 @@ class BotPool:
             )
         except Exception:
             self.counts.failed += 1
+            self.counts.fell_back("failed")
             log.exception("bot %s failed in %s; the seat takes its timeout action", level, where)
         return None
+
+    def think_seconds(self, level: str, game: Game) -> float:
+        """How long a decision of ``level`` may think at most, as far as its spec says: its search's
+        clock (``seconds``), the time cap for a search with none, 0 for a heuristic or less."""
+        if bots.cost(level, game) != "search":
+            return 0.0
+        seconds = bots.parse_spec(level)[1].get("seconds")
+        if isinstance(seconds, int | float) and seconds > 0:
+            return min(float(seconds), self.time_cap)
+        return self.time_cap
 
     def _dispatch(self) -> None:
         """Every idle worker takes the next job waiting."""
@@ -160,6 +198,7 @@ class BotPool:
                     # A view that does not pickle: the seat takes its timeout action, the next job
                     # is tried on the same worker.
                     self.counts.failed += 1
+                    self.counts.fell_back("failed")
                     log.error("bot %s's decision in %s could not be sent to a worker", job.level, job.where)
                     if not job.future.done():
                         job.future.set_result(None)
@@ -188,6 +227,7 @@ class BotPool:
                 job.future.set_result(NOT_IN_WORKER)
             else:
                 self.counts.failed += 1
+                self.counts.fell_back("failed")
                 log.error(
                     "bot %s failed in %s; the seat takes its timeout action\n%s",
                     job.level,
@@ -238,3 +278,8 @@ class BotPool:
             "here": counts.here,
             "started": counts.started,
         }
+
+    def fallbacks(self) -> dict[str, int]:
+        """Since the start: decisions not played as asked, by reason (botjobs.FALLBACKS), every
+        reason present (a counter that exists from the start reads 0, not absent)."""
+        return {reason: self.counts.fallbacks.get(reason, 0) for reason in FALLBACKS}
