@@ -229,7 +229,7 @@ async def attack_bots_flood(ctx: Ctx) -> Row:
     flooder = Creator(ctx.pool, [attacker(9, 0)])
     rooms = 0
     for _ in range(20):
-        if await _bot_room(ctx, flooder, "capitol", 5, "hard", 0.0) is None:
+        if await _bot_room(ctx, flooder, "capitol", 5, "hard", 0.2) is None:
             break
         rooms += 1
     log(f"  bots-flood: {rooms} rooms of 5 'hard' bots from one address")

@@ -205,11 +205,10 @@ def test_a_flood_of_one_addresss_searches_does_not_push_another_rooms_search_to_
             quiet = await pool.decide(game, "napper", seat, 99, view, legal, "quiet", Share("quiet", "Q"))
             assert quiet in legal
             await asyncio.gather(*flood)
-            # F0 went to the idle worker at once; the quiet room's search waited behind one more of
-            # the flood's (its turn), not behind them all (the flood's stand-ins, heuristics, go
-            # before any search: they already waited).
+            # F0 went to the idle worker at once; the quiet room's search waited behind at most one
+            # more of the flood's (the flood's turn), not behind them all.
             searches = [room for room, level in sent if level == "napper"]
-            assert searches[:4] == ["warm", "F0", "F1", "Q"], sent
+            assert searches[:2] == ["warm", "F0"] and "Q" in searches[2:4], sent
             fallbacks = pool.fallbacks()
             assert fallbacks["queue_full"] >= 1  # the flood's own overflow
             assert set(fallbacks) >= {"queue_wait", "queue_full", "time_cap", "worker_lost", "expired"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conflictology.server.botshares import FairQueue, owner_label
+from conflictology.server.botshares import QUICK_PER_SEARCH, FairQueue, owner_label
 
 
 @dataclass(eq=False)
@@ -15,6 +15,7 @@ class Decision:
     room: str
     n: int = 0
     done: bool = False
+    search: bool = True
 
     def wanted(self) -> bool:
         return not self.done
@@ -49,6 +50,21 @@ def test_an_owners_rooms_take_turns_and_a_room_keeps_its_order() -> None:
     assert _served(queue) == [("a", "R1", 0), ("a", "R2", 0), ("a", "R1", 1), ("a", "R1", 2)]
 
 
+def test_a_flood_of_heuristics_from_one_owner_cannot_keep_another_owners_search_waiting() -> None:
+    """One address's heuristics (its own searches' stand-ins) take milliseconds each, but a flood of
+    them must not keep another address's search from a worker: a turn serves one search's worth."""
+    queue: FairQueue[Decision] = FairQueue()
+    for n in range(100):
+        queue.append(Decision("flood", f"F{n % 20}", n, search=False))
+    queue.append(Decision("quiet", "Q", 0))
+    order = _served(queue)
+    assert order.index(("quiet", "Q", 0)) == QUICK_PER_SEARCH
+    # Within one owner its heuristics go before its searches.
+    queue.append(Decision("a", "R", 0))
+    queue.append(Decision("a", "R", 1, search=False))
+    assert _served(queue) == [("a", "R", 1), ("a", "R", 0)]
+
+
 def test_a_decision_put_back_goes_first_and_a_removed_one_is_gone() -> None:
     queue: FairQueue[Decision] = FairQueue()
     first, second, other = Decision("a", "R1", 0), Decision("a", "R1", 1), Decision("b", "R2", 0)
@@ -58,7 +74,8 @@ def test_a_decision_put_back_goes_first_and_a_removed_one_is_gone() -> None:
     back = Decision("b", "R2", 9)
     queue.appendleft(back)
     assert len(queue) == 3 and list(queue).count(second) == 0
-    assert _served(queue) == [("b", "R2", 9), ("a", "R1", 0), ("b", "R2", 0)]
+    # First in its room's line; its owner keeps its place in the turns (no extra turn bought).
+    assert _served(queue) == [("a", "R1", 0), ("b", "R2", 9), ("b", "R2", 0)]
     assert not queue
 
 

@@ -1,12 +1,13 @@
 """The decisions waiting for a bot worker, and the clocks that bound how long they wait.
 
-Two queues: quick decisions (heuristics, milliseconds) are served before searches, so a room whose
-bot answers at once is never stuck behind another room's search. Each is fair between the addresses
-that made the rooms and between rooms (``botshares``): a flood of one address's bots waits behind
-one decision of every other room's in turn. Each waiting decision has a clock
+The decisions wait in fair turns between the addresses that made the rooms and between rooms
+(``botshares``): a flood of one address's bots waits behind every other owner's turn, and in its
+own turn an owner's quick decisions (heuristics, milliseconds) go before its searches.
+
+Each waiting decision has a clock
 (armed once the first worker is ready, so a server's first search does not pay for the fork server's
 imports): a search still waiting ``queue_wait`` seconds after it was asked for is played by the
-room's default level instead, at the head of the quick queue; so is, at once, a search the searches
+room's default level instead, first in its room's line; so is, at once, a search the searches
 already waiting would keep that long (judged from how long searches have taken lately). A decision
 still waiting ``queue_wait + 2 * time_cap`` seconds (time for a decision under way to end or be cut,
 and its worker to be replaced) takes the timeout action.
@@ -128,8 +129,8 @@ class JobQueue:
         self.queue_wait = queue_wait
         self.counts = counts
         self._dispatch = dispatch
-        self._quick: FairQueue[Job] = FairQueue()
-        self._search: FairQueue[Job] = FairQueue()
+        # Both kinds, in fair turns between owners and rooms (heuristics first within an owner).
+        self._waiting: FairQueue[Job] = FairQueue()
         self.clocks_running = False  # a worker has been ready once: waiting clocks run from then
         self._late_logged = 0.0
         self._late_since_log = 0
@@ -138,43 +139,40 @@ class JobQueue:
     # ---- in and out ------------------------------------------------------------------------------
 
     def put(self, job: Job) -> None:
-        (self._search if job.search else self._quick).append(job)
+        self._waiting.append(job)
         if self.clocks_running:
             self._arm(job)
 
     def put_back(self, job: Job) -> None:
         """First in its queue again (its worker died before taking it)."""
-        (self._search if job.search else self._quick).appendleft(job)
+        self._waiting.appendleft(job)
         if self.clocks_running:
             self._arm(job)
 
     def next(self) -> Job | None:
-        """The next job still wanted, quick ones first, its clock stopped (a worker takes it now)."""
-        for queue in (self._quick, self._search):
-            while (job := queue.popleft()) is not None:
-                if not job.future.done():
-                    self.disarm(job)
-                    return job
+        """The next job still wanted, in fair turns, its clock stopped (a worker takes it now)."""
+        while (job := self._waiting.popleft()) is not None:
+            if not job.future.done():
+                self.disarm(job)
+                return job
         return None
 
     def forget(self, job: Job) -> None:
         """A job ended (answered, cut, withdrawn): out of the queues, its clock stopped."""
         self.disarm(job)
-        for queue in (self._quick, self._search):
-            with contextlib.suppress(ValueError):
-                queue.remove(job)
+        with contextlib.suppress(ValueError):
+            self._waiting.remove(job)
 
     def drain(self) -> Iterator[Job]:
         """Every queued job, taken out of the queues (the pool stops, or no worker could start)."""
-        for queue in (self._quick, self._search):
-            while (job := queue.popleft()) is not None:
-                yield job
+        while (job := self._waiting.popleft()) is not None:
+            yield job
 
     def waiting(self) -> tuple[int, int]:
         """Quick and search decisions waiting now."""
         return (
-            sum(1 for j in self._quick if not j.future.done()),
-            sum(1 for j in self._search if not j.future.done()),
+            sum(1 for j in self._waiting if not j.search and not j.future.done()),
+            sum(1 for j in self._waiting if j.search and not j.future.done()),
         )
 
     # ---- the clocks ------------------------------------------------------------------------------
@@ -184,7 +182,7 @@ class JobQueue:
         if self.clocks_running:
             return
         self.clocks_running = True
-        for queued in [*self._quick, *self._search]:
+        for queued in list(self._waiting):
             self._arm(queued)
 
     def _arm(self, job: Job) -> None:
@@ -202,7 +200,7 @@ class JobQueue:
     def _too_late(self, job: Job) -> None:
         """A search still waiting for a worker ``queue_wait`` after it was asked for."""
         with contextlib.suppress(ValueError):
-            self._search.remove(job)
+            self._waiting.remove(job)
         if not job.future.done():
             self.stand_in(job)
 
@@ -217,7 +215,7 @@ class JobQueue:
         searches have taken lately (0 when a worker is free)."""
         if worker_free or not self._search_seconds:
             return 0.0
-        ahead = self._search.ahead_of_new(owner, room)
+        ahead = self._waiting.ahead_of_new(owner, room)
         return (ahead / self.size + 0.5) * self._search_seconds
 
     def stand_in(self, job: Job, reason: str = "queue_wait") -> None:
@@ -249,7 +247,7 @@ class JobQueue:
             except Exception:
                 job.future.set_result(None)
             return
-        self._quick.appendleft(job)
+        self._waiting.appendleft(job)
         job.timer = asyncio.get_running_loop().call_later(2 * self.time_cap, self._expire, job)
         self._dispatch()
 

@@ -11,11 +11,13 @@ nothing waits on a worker). What the pool guarantees:
 * **A hard cap per decision** (``time_cap``): a worker that has not answered by then is killed
   (SIGKILL) and replaced, and the seat takes its timeout action. A worker that dies (a crash, the
   OOM killer) is logged in one line and replaced; its seat takes the timeout action too.
-* **Bounded waiting**: decisions wait in two queues, quick ones (heuristics, milliseconds) served
-  before searches. A search that has found no free worker ``queue_wait`` seconds after it was asked
-  for is played by the room's default level instead (a heuristic: a little weaker, at once), at the
-  head of the quick queue; so is, at once, a search that the searches already waiting would keep
-  waiting that long (judged from how long searches have taken lately). A decision still waiting
+* **Fair shares** (``botshares``): decisions wait in turns between the addresses that made the
+  rooms, and between each address's rooms; in its turn an address is served one search's worth, its
+  quick decisions (heuristics, milliseconds) first. One address's many rooms get one share.
+* **Bounded waiting**: a search that has found no free worker ``queue_wait`` seconds after it was
+  asked for is played by the room's default level instead (a heuristic: a little weaker, at once),
+  first in its room's line; so is, at once, a search that the decisions ahead of it in the turns
+  would keep waiting that long (judged from how long searches have taken lately). A decision still waiting
   ``queue_wait + 2 * time_cap`` after it was asked for (time for a decision under way to end or be
   cut, and its worker to be replaced) takes the timeout action.
 * **Trivial bots** (``random``) are decided on the event loop: a pickled view costs more than they do.
@@ -26,9 +28,10 @@ nothing waits on a worker). What the pool guarantees:
 The workers start with the first decision that needs them (a server whose rooms only play random
 bots never starts one) and stop with :meth:`BotPool.stop`, killed: they hold nothing worth saving.
 
-Here, where each decision goes; the pieces it goes through, one concept each: ``botjobs`` (the two
-queues and the clocks that bound waiting), ``botprocesses`` (the worker processes' lifecycle: launch,
-watch, cut at the cap, reap) and ``botworker`` (what runs inside a worker).
+Here, where each decision goes; the pieces it goes through, one concept each: ``botjobs`` (the
+queue and the clocks that bound waiting), ``botshares`` (the fair turns), ``botprocesses`` (the
+worker processes' lifecycle: launch, watch, cut at the cap, reap) and ``botworker`` (what runs
+inside a worker).
 """
 
 from __future__ import annotations

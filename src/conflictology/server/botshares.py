@@ -1,16 +1,15 @@
-"""Fair shares of the bot workers: decisions wait per room, rooms per address, served round robin.
+"""Fair shares of the bot workers: decisions wait per room, rooms per address, served in turns.
 
 One address may open many rooms and fill them with bots; in one queue their decisions would be
 served in the order asked, so a flood from one address would keep every other room waiting until
 its searches were played by the stand-in (docs/bots.md, "Fair shares"). Here each *owner* (the
 address that made the room, as the room recorded it) has its own line of rooms, and each room its
-own line of decisions: a free worker takes the next decision of the next owner in turn, and within
-that owner, of its next room in turn. So while others wait, an owner gets one decision in every
-round, whatever how many rooms and bots it has, and a room one in every round of its owner's.
-
-Decisions of one kind cost about the same (a search runs to its level's clock, a heuristic takes
-milliseconds; the two kinds wait in two such queues, quick first), so the round counts decisions:
-deficit round robin with equal costs is plain round robin.
+own lines of decisions. Owners take turns (deficit round robin): in its turn an owner is served up
+to one search's worth of work, a search or :data:`QUICK_PER_SEARCH` heuristics, its heuristics
+first; within an owner, its rooms take turns. So while others wait, an owner gets its share of the
+workers whatever how many rooms and bots it has: a quiet room's search waits behind at most one
+turn of every other owner's, and one address's flood of heuristics (its own searches' stand-ins)
+cannot keep another's searches from a worker.
 """
 
 from __future__ import annotations
@@ -19,6 +18,13 @@ import collections
 import hashlib
 from collections.abc import Iterator
 from typing import Generic, Protocol, TypeVar
+
+# A heuristic takes milliseconds, a search tenths of a second: how many heuristics one turn (one
+# search's worth) may serve.
+QUICK_PER_SEARCH = 20
+QUICK_COST = 1.0 / QUICK_PER_SEARCH
+# What an owner may spend in a turn: one search (the dearest decision), so a turn ends.
+QUANTUM = 1.0
 
 
 class Shared(Protocol):
@@ -30,108 +36,149 @@ class Shared(Protocol):
     @property
     def room(self) -> str: ...
 
+    @property
+    def search(self) -> bool: ...
+
     def wanted(self) -> bool:
         """Still waiting for an answer (not withdrawn or answered meanwhile)."""
 
 
 J = TypeVar("J", bound=Shared)
 
+Lines = collections.OrderedDict[str, collections.deque[J]]
+
+
+def _cost(job: Shared) -> float:
+    return 1.0 if job.search else QUICK_COST
+
 
 class _Owner(Generic[J]):
-    """One owner's rooms, each with its line of decisions, in the order they are served."""
+    """One owner's rooms, each with its lines of decisions (heuristics, searches), in turn order."""
 
     def __init__(self) -> None:
-        self.rooms: collections.OrderedDict[str, collections.deque[J]] = collections.OrderedDict()
+        self.quick: Lines[J] = collections.OrderedDict()
+        self.searches: Lines[J] = collections.OrderedDict()
+        self.deficit = 0.0  # what is left of its turn
+        self.in_turn = False
 
-    def __len__(self) -> int:
-        return sum(len(line) for line in self.rooms.values())
+    def lines(self, job: Shared) -> Lines[J]:
+        return self.searches if job.search else self.quick
+
+    def head(self) -> J | None:
+        for lines in (self.quick, self.searches):
+            for line in lines.values():
+                return line[0]
+        return None
+
+    def take(self) -> J:
+        """Its next decision: a heuristic first, of its rooms in turn."""
+        lines = self.quick if self.quick else self.searches
+        room, line = next(iter(lines.items()))
+        job = line.popleft()
+        if line:
+            lines.move_to_end(room)
+        else:
+            del lines[room]
+        return job
+
+    def __bool__(self) -> bool:
+        return bool(self.quick or self.searches)
+
+    def __iter__(self) -> Iterator[J]:
+        for lines in (self.quick, self.searches):
+            for line in lines.values():
+                yield from line
 
 
 class FairQueue(Generic[J]):
-    """Round robin between owners, and between each owner's rooms (see the module's text)."""
+    """Turns between owners, and between each owner's rooms (see the module's text)."""
 
     def __init__(self) -> None:
-        # In serving order: the first is served next, then goes to the back.
+        # In turn order: the first is served next, then goes to the back.
         self._owners: collections.OrderedDict[str, _Owner[J]] = collections.OrderedDict()
 
-    def append(self, job: J) -> None:
-        owner = self._owners.get(job.owner)
+    def _owner(self, key: str) -> _Owner[J]:
+        owner = self._owners.get(key)
         if owner is None:
-            owner = self._owners[job.owner] = _Owner()
-        owner.rooms.setdefault(job.room, collections.deque()).append(job)
+            owner = self._owners[key] = _Owner()
+        return owner
+
+    def append(self, job: J) -> None:
+        self._owner(job.owner).lines(job).setdefault(job.room, collections.deque()).append(job)
 
     def appendleft(self, job: J) -> None:
-        """First in its room's line, and its owner and room served next (it waited already)."""
-        owner = self._owners.get(job.owner)
-        if owner is None:
-            owner = self._owners[job.owner] = _Owner()
-        self._owners.move_to_end(job.owner, last=False)
-        owner.rooms.setdefault(job.room, collections.deque()).appendleft(job)
-        owner.rooms.move_to_end(job.room, last=False)
+        """First in its room's line (it waited already); its owner keeps its place in the turns (a
+        flood's stand-ins must not buy it extra turns)."""
+        lines = self._owner(job.owner).lines(job)
+        lines.setdefault(job.room, collections.deque()).appendleft(job)
+        lines.move_to_end(job.room, last=False)
 
     def popleft(self) -> J | None:
-        """The next decision in turn (None when none waits); its owner and room go to the back."""
+        """The next decision in turn (None when none waits)."""
         while self._owners:
-            owner_key, owner = next(iter(self._owners.items()))
-            while owner.rooms:
-                room_key, line = next(iter(owner.rooms.items()))
-                job = line.popleft()
-                if line:
-                    owner.rooms.move_to_end(room_key)
-                else:
-                    del owner.rooms[room_key]
-                if owner.rooms:
-                    self._owners.move_to_end(owner_key)
-                else:
-                    del self._owners[owner_key]
-                return job
-            del self._owners[owner_key]
+            key, owner = next(iter(self._owners.items()))
+            head = owner.head()
+            if head is None:
+                del self._owners[key]
+                continue
+            if not owner.in_turn:
+                owner.in_turn, owner.deficit = True, owner.deficit + QUANTUM
+            if owner.deficit + 1e-9 < _cost(head):
+                owner.in_turn = False  # its turn is spent: the next owner's
+                self._owners.move_to_end(key)
+                continue
+            job = owner.take()
+            owner.deficit -= _cost(job)
+            if not owner:
+                del self._owners[key]  # nothing waiting: nothing saved for later
+            return job
         return None
 
     def remove(self, job: J) -> None:
         """Out of its line (ValueError when it is not waiting here)."""
         owner = self._owners.get(job.owner)
-        line = owner.rooms.get(job.room) if owner is not None else None
-        if owner is None or line is None:
+        lines = owner.lines(job) if owner is not None else None
+        line = lines.get(job.room) if lines is not None else None
+        if owner is None or lines is None or line is None:
             raise ValueError("the decision is not waiting here")
         line.remove(job)
         if not line:
-            del owner.rooms[job.room]
-        if not owner.rooms:
+            del lines[job.room]
+        if not owner:
             del self._owners[job.owner]
 
     def __iter__(self) -> Iterator[J]:
         for owner in self._owners.values():
-            for line in owner.rooms.values():
-                yield from line
+            yield from owner
 
     def __len__(self) -> int:
-        return sum(len(owner) for owner in self._owners.values())
+        return sum(1 for _ in self)
 
     def __bool__(self) -> bool:
         return bool(self._owners)
 
-    def ahead_of_new(self, owner: str, room: str) -> int:
-        """How many decisions waiting now a new one of ``room`` (of ``owner``) would wait behind,
-        if nothing else were asked meanwhile: its room's own line, its owner's other rooms up to
-        that many rounds, and every other owner's decisions up to as many rounds as it waits in its
-        owner's line."""
+    def ahead_of_new(self, owner: str, room: str) -> float:
+        """How many searches' worth of decisions waiting now a new search of ``room`` (of
+        ``owner``) would wait behind, if nothing else were asked meanwhile: its room's searches,
+        its owner's heuristics and other rooms' searches up to that many turns, and every other
+        owner's decisions up to as many turns."""
 
-        def wanted(line: collections.deque[J]) -> int:
-            return sum(1 for j in line if j.wanted())
+        def worth(jobs: Iterator[J]) -> float:
+            return sum(_cost(j) for j in jobs if j.wanted())
 
         mine = self._owners.get(owner)
-        own_room = wanted(mine.rooms[room]) if mine is not None and room in mine.rooms else 0
-        # Its rank among its owner's decisions (1 = its owner's next).
-        rank = own_room + 1
+        own_room = 0.0
+        turns = 1.0  # its owner's turns until it is served
         if mine is not None:
-            rank += sum(min(wanted(line), own_room + 1) for key, line in mine.rooms.items() if key != room)
-        others = sum(
-            min(sum(wanted(line) for line in o.rooms.values()), rank)
-            for key, o in self._owners.items()
-            if key != owner
-        )
-        return rank - 1 + others
+            line = mine.searches.get(room)
+            own_room = worth(iter(line)) if line is not None else 0.0
+            turns = own_room + 1
+            for key, other in mine.searches.items():
+                if key != room:
+                    turns += min(worth(iter(other)), own_room + 1)
+            turns += sum(worth(iter(q)) for q in mine.quick.values())
+        others = sum(min(worth(iter(o)), turns) for key, o in self._owners.items() if key != owner)
+        return turns - 1 + others
 
 
 def owner_label(address: str) -> str:
