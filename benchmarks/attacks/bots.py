@@ -178,17 +178,22 @@ async def _watch(ws: ClientConnection, into: _Answers, until: float) -> None:
 
 
 async def _bot_room(
-    ctx: Ctx, creator: Creator, game: str, bots: int, level: str, bot_delay: float
+    ctx: Ctx, creator: Creator, game: str, bots: int, level: str, bot_delay: float, more: int = 0
 ) -> tuple[str, str, str] | None:
-    """A started room of ``bots`` bots whose host left at once (so a stand-in plays seat 0)."""
+    """A started room of ``bots`` bots of ``level`` (and ``more`` of the default level after them)
+    whose host left at once (so a stand-in plays seat 0)."""
     settings = {"timers": False, "grace_seconds": 0, "bot_delay": bot_delay}
     body = {"game": game, "name": "Host", "settings": settings}
     made = await creator.create(body, deadline=time.monotonic() + 5)
     if made is None:
         return None
     code, token, addr = made
-    for path, json_body in ((f"/api/rooms/{code}/bots", {"count": bots, "level": level}),
-                            (f"/api/rooms/{code}/start", {}), (f"/api/rooms/{code}/leave", {})):
+    add = f"/api/rooms/{code}/bots"
+    steps: list[tuple[str, dict[str, object]]] = [(add, {"count": bots, "level": level})]
+    if more:
+        steps.append((add, {"count": more}))
+    steps += [(f"/api/rooms/{code}/start", {}), (f"/api/rooms/{code}/leave", {})]
+    for path, json_body in steps:
         r = await ctx.pool.request("POST", path, addr, token=token, json=json_body)
         if r is None or r.status_code not in (200, 201):
             raise AttackError(f"{path}: {r.status_code if r else 'no answer'} {r.text[:200] if r else ''}")
@@ -215,16 +220,26 @@ _FASTER_THAN_A_SEARCH = 0.40
 
 async def attack_bots_flood(ctx: Ctx) -> Row:
     window = ctx.win(30.0)
-    # The victim: 3 `hard` bots (seats 1-3) and a stand-in, from the set-up addresses.
-    victim = await _bot_room(ctx, ctx.setup, "capitol", 3, "hard", 0.2)
-    if victim is None:
-        raise AttackError("the victim room could not be made")
-    ws, _, _ = await open_socket(ctx.url, victim[0], local=MONITOR_ADDRESS)
-    if ws is None:
-        raise AttackError("no spectator socket for the victim room")
-    ctx.sockets.append(ws)
-    before = _Answers()
-    await _watch(ws, before, time.monotonic() + min(10.0, window / 2))
+    # The victims: 3 rooms, each of one `hard` bot (seat 1; one, so that it never waits for its own
+    # room's searches), 4 `normal` ones and a stand-in, from the set-up addresses.
+    sockets = []
+    for _ in range(3):
+        victim = await _bot_room(ctx, ctx.setup, "capitol", 1, "hard", 0.2, more=4)
+        if victim is None:
+            raise AttackError("a victim room could not be made")
+        ws, _, _ = await open_socket(ctx.url, victim[0], local=MONITOR_ADDRESS)
+        if ws is None:
+            raise AttackError("no spectator socket for a victim room")
+        ctx.sockets.append(ws)
+        sockets.append(ws)
+
+    async def watch(seconds: float) -> _Answers:
+        seen = [_Answers() for _ in sockets]
+        until = time.monotonic() + seconds
+        await asyncio.gather(*(_watch(ws, into, until) for ws, into in zip(sockets, seen, strict=True)))
+        return _Answers([move for answers in seen for move in answers.moves])
+
+    before = await watch(min(10.0, window / 2))
     # The flood: one address, as many rooms of 5 `hard` bots as it may make (20 asked).
     flooder = Creator(ctx.pool, [attacker(9, 0)])
     rooms = 0
@@ -235,9 +250,8 @@ async def attack_bots_flood(ctx: Ctx) -> Row:
     log(f"  bots-flood: {rooms} rooms of 5 'hard' bots from one address")
     await asyncio.sleep(2.0)
     m0, t0 = await _bot_metrics(ctx), time.monotonic()
-    during = _Answers()
     async with ctx.measuring():
-        await _watch(ws, during, time.monotonic() + window)
+        during = await watch(window)
     elapsed = time.monotonic() - t0
     m1 = await _bot_metrics(ctx)
 
@@ -245,7 +259,7 @@ async def attack_bots_flood(ctx: Ctx) -> Row:
         return m1.get(name, 0.0) - m0.get(name, 0.0)
 
     def hard(answers: _Answers) -> tuple[int, int]:
-        gaps = [gap for seat, gap in answers.moves if seat in (1, 2, 3)]
+        gaps = [gap for seat, gap in answers.moves if seat == 1]
         return len(gaps), sum(1 for gap in gaps if gap < _FASTER_THAN_A_SEARCH)
 
     n0, fast0 = hard(before)
@@ -256,7 +270,7 @@ async def attack_bots_flood(ctx: Ctx) -> Row:
         "bots-flood",
         attempts=rooms,
         notes=(
-            f"{rooms} rooms x 5 'hard' bots from one address; victim room's 'hard' moves faster than a "
+            f"{rooms} rooms x 5 'hard' bots from one address; 3 other rooms' 'hard' moves faster than a "
             f"search: {fast1}/{n1} during ({fast0}/{n0} before); pool {searches:.2f} searches/s, "
             f"{late:.0f} searches played by the stand-in in {elapsed:.0f} s"
         ),
