@@ -94,7 +94,7 @@ class _Clock:
 THINK = {"easy": 0.001, "normal": 0.002, "hard": 0.29}
 
 
-def _answer_time(level: str, mystery: bool) -> float:
+def _answer_time(level: str, mystery: bool, searches_lately: float = 0.0) -> float:
     """From a bot's turn to its action applied, on the fake clock, for a Conspiranoicos bot seat of
     ``level`` (a mystery seat drawn as it, or a plain seat)."""
     from conflictology.server.backend import MemoryBackend
@@ -123,6 +123,7 @@ def _answer_time(level: str, mystery: bool) -> float:
         backend = MemoryBackend()
         backend.load(room)
         pool = Pool(1, 2.0, 1.0)
+        pool._search_latency = searches_lately  # a busy pool: searches wait for a worker
 
         async def change(code: str, fn: Any) -> Any:
             return await backend.update(code, fn)
@@ -144,6 +145,10 @@ def test_a_mystery_bots_answer_time_does_not_tell_its_level() -> None:
     assert min(times.values()) > THINK["hard"]  # every level waits as long as the slowest thinks
     # A seat named openly keeps its own pace (a heuristic answers at once).
     assert _answer_time("normal", mystery=False) < 0.01
+    # When searches wait for a worker lately, a mystery decision waits as long as one does.
+    levels = POOLS["conspiranoicos"]
+    busy = {level: _answer_time(level, mystery=True, searches_lately=0.8) for level in levels}
+    assert max(busy.values()) - min(busy.values()) < 1e-6 and min(busy.values()) > 0.8, busy
 
 
 def test_a_rooms_creator_is_kept_and_never_shown(server: Server) -> None:

@@ -91,6 +91,9 @@ class BotPool:
         self._ids = itertools.count(1)
         self._unknown: set[tuple[str, str]] = set()  # (game, level) the workers do not know
         self._broken = False  # no worker could be started: everything is decided here
+        # How long a search took lately from being asked for to its answer, its wait for a worker
+        # included (a moving average; 0 unknown): a mystery seat is paced by it (scheduler.py).
+        self._search_latency = 0.0
         self._stopped = False
 
     # ---- asking ----------------------------------------------------------------------------------
@@ -148,7 +151,11 @@ class BotPool:
         else:
             queue.put(job)
             self._dispatch()
+        asked = loop.time()
         result = await job.future
+        if job.search and result is not None and result is not NOT_IN_WORKER:
+            took, recent = loop.time() - asked, self._search_latency
+            self._search_latency = took if not recent else 0.8 * recent + 0.2 * took
         if result is NOT_IN_WORKER:
             return await self._decide_here(game, job.level, seat, seed, view, legal, where)
         return result
@@ -176,6 +183,11 @@ class BotPool:
             self.counts.fell_back("failed")
             log.exception("bot %s failed in %s; the seat takes its timeout action", level, where)
         return None
+
+    def search_latency(self) -> float:
+        """How long a search took lately from being asked for to its answer, waiting included (0
+        before the first)."""
+        return self._search_latency
 
     def think_seconds(self, level: str, game: Game) -> float:
         """How long a decision of ``level`` may think at most, as far as its spec says: its search's

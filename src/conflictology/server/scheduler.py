@@ -189,12 +189,14 @@ class Scheduler:
     def _mystery_pace(self, room: Room) -> float:
         """How long each mystery decision takes, at least, after its delay: the slowest of the
         mystery pool's levels' clocks, with room for a search's last step and its trip to a worker
-        and back (0 when the pool holds heuristics only, as Capitol's personalities)."""
+        and back, or as long as searches take lately, their wait for a worker included, when that
+        is longer (a busy pool); 0 when the pool holds heuristics only (Capitol's personalities)."""
         game = room.game
         slowest = max((self.bot_pool.think_seconds(lv, game) for lv in mystery_pool(game)), default=0.0)
         if slowest <= 0:
             return 0.0
-        return min(slowest * MYSTERY_PACE_FACTOR + MYSTERY_PACE_SLACK, self.bot_pool.time_cap)
+        pace = max(slowest, self.bot_pool.search_latency()) * MYSTERY_PACE_FACTOR + MYSTERY_PACE_SLACK
+        return min(pace, self.bot_pool.time_cap)
 
     async def _timer(self, code: str, seq: int, deadline: float) -> None:
         # The event loop's clock is monotonic and deadlines are wall-clock epoch seconds (clients
