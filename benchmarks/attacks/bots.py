@@ -258,12 +258,13 @@ async def attack_bots_flood(ctx: Ctx) -> Row:
     def delta(name: str) -> float:
         return m1.get(name, 0.0) - m0.get(name, 0.0)
 
-    def hard(answers: _Answers) -> tuple[int, int]:
+    def hard(answers: _Answers) -> tuple[int, int, float]:
         gaps = [gap for seat, gap in answers.moves if seat == 1]
-        return len(gaps), sum(1 for gap in gaps if gap < _FASTER_THAN_A_SEARCH)
+        median = 1000 * statistics.median(gaps) if gaps else math.nan
+        return len(gaps), sum(1 for gap in gaps if gap < _FASTER_THAN_A_SEARCH), median
 
-    n0, fast0 = hard(before)
-    n1, fast1 = hard(during)
+    n0, fast0, median0 = hard(before)
+    n1, fast1, median1 = hard(during)
     searches = delta("conflictology_bot_searches_total") / elapsed
     late = delta("conflictology_bot_late_total")
     return Row(
@@ -271,11 +272,13 @@ async def attack_bots_flood(ctx: Ctx) -> Row:
         attempts=rooms,
         notes=(
             f"{rooms} rooms x 5 'hard' bots from one address; 3 other rooms' 'hard' moves faster than a "
-            f"search: {fast1}/{n1} during ({fast0}/{n0} before); pool {searches:.2f} searches/s, "
+            f"search: {fast1}/{n1} during ({fast0}/{n0} before), their median {fmt(median1)} ms "
+            f"({fmt(median0)} before); pool {searches:.2f} searches/s, "
             f"{late:.0f} searches played by the stand-in in {elapsed:.0f} s"
         ),
         figures={"rooms": rooms, "victim_hard_moves": n1, "victim_fast_moves": fast1,
                  "victim_hard_moves_before": n0, "victim_fast_moves_before": fast0,
+                 "victim_median_ms": median1, "victim_median_ms_before": median0,
                  "searches_per_s": searches, "late": late},
     )  # fmt: skip
 
