@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import benchmarks.attacks
-from benchmarks.attacks.bots import attack_bots, attack_bots_hard
+from benchmarks.attacks.bots import attack_bots, attack_bots_flood, attack_bots_hard, attack_mystery_timing
 from benchmarks.attacks.clients import Tally
 from benchmarks.attacks.common import TRACEBACK, fmt, log, raise_own_file_limit
 from benchmarks.attacks.context import Ctx, Row
@@ -51,6 +51,10 @@ ATTACKS = [
     Attack("bots", attack_bots, "unbounded bot levels; a room of random bots; SIGTERM; restart",
            lambda a: 3 * _d(a, 15) + 150),
     Attack("bots-hard", attack_bots_hard, "50 rooms of hard bots", lambda a: _d(a, 20) + 180),
+    Attack("bots-flood", attack_bots_flood, "one address's 20 rooms of hard bots; another room's hard bots",
+           lambda a: _d(a, 30) + 150),
+    Attack("mystery-timing", attack_mystery_timing, "a mystery bot's answer time by its level",
+           lambda a: _d(a, 60) + 120),
     Attack("guessing", attack_guessing, "random GET /api/rooms/{code} with many live rooms",
            lambda a: a.create_budget + _d(a, 15) + 120),
     Attack("slowloris", attack_slowloris, "slow headers with a 1,024 open-file limit",

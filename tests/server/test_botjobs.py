@@ -88,3 +88,29 @@ def test_a_search_is_judged_by_the_searches_waiting_and_how_long_searches_took()
         assert queue.expected_wait(worker_free=True) == 0.0
 
     asyncio.run(main())
+
+
+def _owned(owner: str, room: str) -> Job:
+    job = _job("hard", True)
+    job.owner, job.room = owner, room
+    return job
+
+
+def test_searches_are_served_in_turns_of_address_and_room_and_judged_by_their_turn() -> None:
+    """Issue 25, item 4: a flood of one address's searches does not keep another room's search
+    waiting behind it all, nor make it look too long to wait for."""
+
+    async def main() -> None:
+        queue = _queue(PoolCounts(), [])
+        queue.learn(0.4)
+        flood = [_owned("flood", f"F{i % 5}") for i in range(20)]
+        for job in flood:
+            queue.put(job)
+        # Behind 20 searches one would wait (20 + 1/2) x 0.4 s; in its turn, (1 + 1/2) x 0.4 s.
+        assert abs(queue.expected_wait(False, "quiet", "Q") - 1.5 * 0.4) < 1e-9
+        assert queue.expected_wait(False, "flood", "F0") > 20 * 0.4
+        quiet = _owned("quiet", "Q")
+        queue.put(quiet)
+        assert queue.next() is flood[0] and queue.next() is quiet
+
+    asyncio.run(main())

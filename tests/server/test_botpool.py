@@ -84,6 +84,8 @@ def test_the_pool_cuts_a_decision_at_the_cap_and_replaces_crashed_workers(
             assert "\n" not in died[0].getMessage() and died[0].exc_info is None  # one line
             assert await pool.decide(game, "normal", seat, 4, view, legal, "after") in legal
             assert pool.counts.started == 3 and pool.counts.here == 0
+            fallbacks = pool.fallbacks()
+            assert fallbacks["time_cap"] == 1 and fallbacks["worker_lost"] == 1 and fallbacks["failed"] == 0
         finally:
             await pool.stop()
 
@@ -162,6 +164,78 @@ def test_a_search_the_queue_would_keep_too_long_is_played_by_the_default_level_a
             }
             for task in (busy, first, second):
                 task.cancel()
+        finally:
+            await pool.stop()
+
+    asyncio.run(main())
+
+
+def test_a_flood_of_one_addresss_searches_does_not_push_another_rooms_search_to_the_stand_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 25, item 4: one address's rooms queue many searches; another address's room's search
+    is sent to the worker next in turn (not behind them all), and played at its own level, while
+    the flood's overflow is played by the stand-in (counted as ``queue_full``)."""
+    from conflictology.server.botpool import BotPool, Share
+
+    install(monkeypatch)
+    game, seat, view, legal = _position()
+
+    async def main() -> None:
+        pool = BotPool(1, time_cap=5.0, queue_wait=1.0, setup=SETUP)
+        sent: list[tuple[str, str]] = []
+        send = pool._processes.send
+
+        def recording(worker: Any, job: Any) -> Any:
+            sent.append((job.room, job.level))
+            return send(worker, job)
+
+        monkeypatch.setattr(pool._processes, "send", recording)
+        try:
+            # One search timed (0.3 s): the pool judges the waits from it.
+            warm = Share("x", "warm")
+            assert await pool.decide(game, "napper", seat, 1, view, legal, "learn", warm) in legal
+            flood = [
+                asyncio.ensure_future(
+                    pool.decide(game, "napper", seat, 10 + i, view, legal, "flood", Share("flood", f"F{i}"))
+                )
+                for i in range(8)
+            ]
+            await asyncio.sleep(0)
+            quiet = await pool.decide(game, "napper", seat, 99, view, legal, "quiet", Share("quiet", "Q"))
+            assert quiet in legal
+            await asyncio.gather(*flood)
+            # F0 went to the idle worker at once; the quiet room's search waited behind at most one
+            # more of the flood's (the flood's turn), not behind them all.
+            searches = [room for room, level in sent if level == "napper"]
+            assert searches[:2] == ["warm", "F0"] and "Q" in searches[2:4], sent
+            fallbacks = pool.fallbacks()
+            assert fallbacks["queue_full"] >= 1  # the flood's own overflow
+            assert set(fallbacks) >= {"queue_wait", "queue_full", "time_cap", "worker_lost", "expired"}
+        finally:
+            await pool.stop()
+
+    asyncio.run(main())
+
+
+def test_a_mystery_seats_searches_move_no_per_kind_counter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25, item 5: ``/metrics`` counts a mystery seat's decisions as sent, never as searches or
+    by level (a ``hard`` mystery bot would otherwise show in ``conflictology_bot_searches_total``)."""
+    from conflictology.server.botpool import BotPool, Share
+
+    install(monkeypatch)
+    game, seat, view, legal = _position()
+
+    async def main() -> None:
+        pool = BotPool(1, time_cap=5.0, queue_wait=5.0, setup=SETUP)
+        try:
+            mystery = Share("x", "M", mystery=True)
+            assert await pool.decide(game, "napper", seat, 1, view, legal, "mystery", mystery) in legal
+            assert await pool.decide(game, "normal", seat, 2, view, legal, "mystery", mystery) in legal
+            totals = pool.totals()
+            assert totals["sent"] == 2 and totals["searches"] == 0 and pool.counts.by_level == {}
+            assert await pool.decide(game, "napper", seat, 3, view, legal, "plain", Share("x", "P")) in legal
+            assert pool.totals()["searches"] == 1
         finally:
             await pool.stop()
 

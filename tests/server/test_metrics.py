@@ -131,3 +131,16 @@ def test_serve_runs_full_garbage_collections_rarely(monkeypatch: pytest.MonkeyPa
         assert GC_THRESHOLDS[0] > before[0] and GC_THRESHOLDS[2] > before[2]
     finally:
         gc.set_threshold(*before)
+
+
+def test_bot_fallbacks_are_counted_by_reason(server: Server) -> None:
+    """Issue 25, item 4: every reason a bot decision was not played as asked has its own series,
+    0 from the start, and moves with the pool's count."""
+    text = scrape(server)
+    reasons = ("queue_wait", "queue_full", "no_worker", "time_cap", "worker_lost", "expired", "failed")
+    for reason in reasons:
+        assert f'conflictology_bot_fallbacks_total{{reason="{reason}"}} 0.0' in text
+    server.app.state.hub.bot_pool.counts.fell_back("time_cap")
+    assert sample(scrape(server), "conflictology_bot_fallbacks_total", reason="time_cap") == 1
+    with pytest.raises(ValueError, match="one of"):
+        server.app.state.hub.bot_pool.counts.fell_back("bored")

@@ -93,6 +93,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         backend_stats=hub.backend.stats,
         bot_stats=hub.bot_pool.stats,
         bot_totals=hub.bot_pool.totals,
+        bot_fallbacks=hub.bot_pool.fallbacks,
     )
     transport = SocketTransport(config, hub, metrics)
     routes = _api_routes(

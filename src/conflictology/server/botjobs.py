@@ -1,10 +1,13 @@
 """The decisions waiting for a bot worker, and the clocks that bound how long they wait.
 
-Two queues: quick decisions (heuristics, milliseconds) are served before searches, so a room whose
-bot answers at once is never stuck behind another room's search. Each waiting decision has a clock
+The decisions wait in fair turns between the addresses that made the rooms and between rooms
+(``botshares``): a flood of one address's bots waits behind every other owner's turn, and in its
+own turn an owner's quick decisions (heuristics, milliseconds) go before its searches.
+
+Each waiting decision has a clock
 (armed once the first worker is ready, so a server's first search does not pay for the fork server's
 imports): a search still waiting ``queue_wait`` seconds after it was asked for is played by the
-room's default level instead, at the head of the quick queue; so is, at once, a search the searches
+room's default level instead, first in its room's line; so is, at once, a search the searches
 already waiting would keep that long (judged from how long searches have taken lately). A decision
 still waiting ``queue_wait + 2 * time_cap`` seconds (time for a decision under way to end or be cut,
 and its worker to be replaced) takes the timeout action.
@@ -13,7 +16,6 @@ and its worker to be replaced) takes the timeout action.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import enum
 import logging
@@ -24,6 +26,7 @@ from typing import TypeAlias
 
 from conflictology import bots
 from conflictology.engine import Action, Game, View
+from conflictology.server.botshares import FairQueue
 
 log = logging.getLogger("conflictology.server")
 
@@ -58,6 +61,28 @@ class PoolCounts:
     here: int = 0  # decided in the server process (a game or bot the workers do not know)
     started: int = 0  # worker processes started
     by_level: dict[str, int] = field(default_factory=dict)
+    # Decisions not played as asked, by why (FALLBACKS): for /metrics.
+    fallbacks: dict[str, int] = field(default_factory=dict)
+
+    def fell_back(self, reason: str) -> None:
+        if reason not in FALLBACKS:
+            raise ValueError(f"a fallback's reason is one of {', '.join(FALLBACKS)}, not {reason!r}")
+        self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
+
+
+# Why a decision was not played as asked: a search played by the room's default level (it waited
+# past queue_wait, the queue would have kept it that long, no worker could start), or the seat's
+# timeout action (cut at the time cap, its worker died, no worker in time, the bot raised or its
+# view could not be sent).
+FALLBACKS = {
+    "queue_wait": "a search waited queue_wait for a worker: played by the default level",
+    "queue_full": "a search the searches waiting would keep past queue_wait: the default level at once",
+    "no_worker": "no worker could start: a search played by the default level in the server process",
+    "time_cap": "cut at the time cap (worker killed): the timeout action",
+    "worker_lost": "its worker died: the timeout action",
+    "expired": "no worker was free in time: the timeout action",
+    "failed": "the bot raised, or its view could not be sent: the timeout action",
+}
 
 
 @dataclass(eq=False)
@@ -74,8 +99,14 @@ class Job:
     where: str
     future: asyncio.Future[Outcome]
     search: bool
+    owner: str = ""  # whose share it is taken from: the address that made the room (botshares)
+    room: str = ""  # the room's code
+    mystery: bool = False  # a mystery seat's: counted by neither kind nor level (its level is secret)
     timer: asyncio.TimerHandle | None = None
     late: bool = False  # a search played by the default level (it waited too long)
+
+    def wanted(self) -> bool:
+        return not self.future.done()
 
     def message(self) -> JobMessage:
         return (self.id, self.game.name, self.level, self.seat, self.seed, self.view, self.legal)
@@ -98,8 +129,8 @@ class JobQueue:
         self.queue_wait = queue_wait
         self.counts = counts
         self._dispatch = dispatch
-        self._quick: collections.deque[Job] = collections.deque()
-        self._search: collections.deque[Job] = collections.deque()
+        # Both kinds, in fair turns between owners and rooms (heuristics first within an owner).
+        self._waiting: FairQueue[Job] = FairQueue()
         self.clocks_running = False  # a worker has been ready once: waiting clocks run from then
         self._late_logged = 0.0
         self._late_since_log = 0
@@ -108,44 +139,40 @@ class JobQueue:
     # ---- in and out ------------------------------------------------------------------------------
 
     def put(self, job: Job) -> None:
-        (self._search if job.search else self._quick).append(job)
+        self._waiting.append(job)
         if self.clocks_running:
             self._arm(job)
 
     def put_back(self, job: Job) -> None:
         """First in its queue again (its worker died before taking it)."""
-        (self._search if job.search else self._quick).appendleft(job)
+        self._waiting.appendleft(job)
         if self.clocks_running:
             self._arm(job)
 
     def next(self) -> Job | None:
-        """The next job still wanted, quick ones first, its clock stopped (a worker takes it now)."""
-        for queue in (self._quick, self._search):
-            while queue:
-                job = queue.popleft()
-                if not job.future.done():
-                    self.disarm(job)
-                    return job
+        """The next job still wanted, in fair turns, its clock stopped (a worker takes it now)."""
+        while (job := self._waiting.popleft()) is not None:
+            if not job.future.done():
+                self.disarm(job)
+                return job
         return None
 
     def forget(self, job: Job) -> None:
         """A job ended (answered, cut, withdrawn): out of the queues, its clock stopped."""
         self.disarm(job)
-        for queue in (self._quick, self._search):
-            with contextlib.suppress(ValueError):
-                queue.remove(job)
+        with contextlib.suppress(ValueError):
+            self._waiting.remove(job)
 
     def drain(self) -> Iterator[Job]:
         """Every queued job, taken out of the queues (the pool stops, or no worker could start)."""
-        for queue in (self._quick, self._search):
-            while queue:
-                yield queue.popleft()
+        while (job := self._waiting.popleft()) is not None:
+            yield job
 
     def waiting(self) -> tuple[int, int]:
         """Quick and search decisions waiting now."""
         return (
-            sum(1 for j in self._quick if not j.future.done()),
-            sum(1 for j in self._search if not j.future.done()),
+            sum(1 for j in self._waiting if not j.search and not j.future.done()),
+            sum(1 for j in self._waiting if j.search and not j.future.done()),
         )
 
     # ---- the clocks ------------------------------------------------------------------------------
@@ -155,7 +182,7 @@ class JobQueue:
         if self.clocks_running:
             return
         self.clocks_running = True
-        for queued in [*self._quick, *self._search]:
+        for queued in list(self._waiting):
             self._arm(queued)
 
     def _arm(self, job: Job) -> None:
@@ -173,7 +200,7 @@ class JobQueue:
     def _too_late(self, job: Job) -> None:
         """A search still waiting for a worker ``queue_wait`` after it was asked for."""
         with contextlib.suppress(ValueError):
-            self._search.remove(job)
+            self._waiting.remove(job)
         if not job.future.done():
             self.stand_in(job)
 
@@ -182,23 +209,27 @@ class JobQueue:
         recent = self._search_seconds
         self._search_seconds = took if not recent else 0.8 * recent + 0.2 * took
 
-    def expected_wait(self, worker_free: bool) -> float:
-        """How long a search asked for now would wait for a worker, judged from the searches
-        waiting and how long searches have taken lately (0 when a worker is free)."""
+    def expected_wait(self, worker_free: bool, owner: str = "", room: str = "") -> float:
+        """How long a search of ``room`` (made by ``owner``) asked for now would wait for a worker,
+        judged from the searches it would wait behind in its fair turn (botshares) and how long
+        searches have taken lately (0 when a worker is free)."""
         if worker_free or not self._search_seconds:
             return 0.0
-        waiting = sum(1 for j in self._search if not j.future.done())
-        return (waiting / self.size + 0.5) * self._search_seconds
+        ahead = self._waiting.ahead_of_new(owner, room)
+        return (ahead / self.size + 0.5) * self._search_seconds
 
-    def stand_in(self, job: Job) -> None:
+    def stand_in(self, job: Job, reason: str = "queue_wait") -> None:
         """The search is played by the room's default level instead (a heuristic), first in line."""
         from conflictology.server.rooms import default_level
 
         stand_in = default_level(job.game)
         if bots.cost(stand_in, job.game) == "search":
             stand_in = "random"
+        if not job.mystery:
+            # (Counting a mystery seat's stand-in would tell that it was a search: docs/bots.md.)
+            self.counts.fell_back(reason)
+            self.counts.late += 1
         job.level, job.search, job.late = stand_in, False, True
-        self.counts.late += 1
         self._late_since_log += 1
         now = time.monotonic()
         if now - self._late_logged >= 60.0:
@@ -216,7 +247,7 @@ class JobQueue:
             except Exception:
                 job.future.set_result(None)
             return
-        self._quick.appendleft(job)
+        self._waiting.appendleft(job)
         job.timer = asyncio.get_running_loop().call_later(2 * self.time_cap, self._expire, job)
         self._dispatch()
 
@@ -224,6 +255,7 @@ class JobQueue:
         if job.future.done():
             return
         self.counts.expired += 1
+        self.counts.fell_back("expired")
         log.warning(
             "no bot worker was free for bot %s in %s for %.1f s; the seat takes its timeout action",
             job.level,

@@ -11,11 +11,13 @@ nothing waits on a worker). What the pool guarantees:
 * **A hard cap per decision** (``time_cap``): a worker that has not answered by then is killed
   (SIGKILL) and replaced, and the seat takes its timeout action. A worker that dies (a crash, the
   OOM killer) is logged in one line and replaced; its seat takes the timeout action too.
-* **Bounded waiting**: decisions wait in two queues, quick ones (heuristics, milliseconds) served
-  before searches. A search that has found no free worker ``queue_wait`` seconds after it was asked
-  for is played by the room's default level instead (a heuristic: a little weaker, at once), at the
-  head of the quick queue; so is, at once, a search that the searches already waiting would keep
-  waiting that long (judged from how long searches have taken lately). A decision still waiting
+* **Fair shares** (``botshares``): decisions wait in turns between the addresses that made the
+  rooms, and between each address's rooms; in its turn an address is served one search's worth, its
+  quick decisions (heuristics, milliseconds) first. One address's many rooms get one share.
+* **Bounded waiting**: a search that has found no free worker ``queue_wait`` seconds after it was
+  asked for is played by the room's default level instead (a heuristic: a little weaker, at once),
+  first in its room's line; so is, at once, a search that the decisions ahead of it in the turns
+  would keep waiting that long (judged from how long searches have taken lately). A decision still waiting
   ``queue_wait + 2 * time_cap`` after it was asked for (time for a decision under way to end or be
   cut, and its worker to be replaced) takes the timeout action.
 * **Trivial bots** (``random``) are decided on the event loop: a pickled view costs more than they do.
@@ -26,9 +28,10 @@ nothing waits on a worker). What the pool guarantees:
 The workers start with the first decision that needs them (a server whose rooms only play random
 bots never starts one) and stop with :meth:`BotPool.stop`, killed: they hold nothing worth saving.
 
-Here, where each decision goes; the pieces it goes through, one concept each: ``botjobs`` (the two
-queues and the clocks that bound waiting), ``botprocesses`` (the worker processes' lifecycle: launch,
-watch, cut at the cap, reap) and ``botworker`` (what runs inside a worker).
+Here, where each decision goes; the pieces it goes through, one concept each: ``botjobs`` (the
+queue and the clocks that bound waiting), ``botshares`` (the fair turns), ``botprocesses`` (the
+worker processes' lifecycle: launch, watch, cut at the cap, reap) and ``botworker`` (what runs
+inside a worker).
 """
 
 from __future__ import annotations
@@ -38,16 +41,28 @@ import itertools
 import logging
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import cast
 
 from conflictology import bots
 from conflictology.engine import Action, Game, View
-from conflictology.server.botjobs import NOT_IN_WORKER, Job, JobQueue, PoolCounts, decide
+from conflictology.server.botjobs import FALLBACKS, NOT_IN_WORKER, Job, JobQueue, PoolCounts, decide
 from conflictology.server.botprocesses import Sent, WorkerProcesses
 
-__all__ = ["BotPool", "PoolCounts", "default_workers"]
+__all__ = ["BotPool", "PoolCounts", "Share", "default_workers"]
 
 log = logging.getLogger("conflictology.server")
+
+
+@dataclass(frozen=True)
+class Share:
+    """Whose turn a decision waits in (botshares): the address that made its room (an opaque label,
+    ``Room.creator``) and the room; and whether it is a mystery seat's (its level is secret: it is
+    counted by neither kind nor level)."""
+
+    owner: str
+    room: str
+    mystery: bool = False
 
 
 def default_workers() -> int:
@@ -76,16 +91,29 @@ class BotPool:
         self._ids = itertools.count(1)
         self._unknown: set[tuple[str, str]] = set()  # (game, level) the workers do not know
         self._broken = False  # no worker could be started: everything is decided here
+        # How long a search took lately from being asked for to its answer, its wait for a worker
+        # included (a moving average; 0 unknown): a mystery seat is paced by it (scheduler.py).
+        self._search_latency = 0.0
         self._stopped = False
 
     # ---- asking ----------------------------------------------------------------------------------
 
     async def decide(
-        self, game: Game, level: str, seat: int, seed: int, view: View, legal: list[Action], where: str
+        self,
+        game: Game,
+        level: str,
+        seat: int,
+        seed: int,
+        view: View,
+        legal: list[Action],
+        where: str,
+        share: Share | None = None,
     ) -> Action | None:
         """The action of ``level`` for ``seat``, or None when the seat should take its timeout
         action (the decision was cut at the cap, its worker died, the bot raised: already logged).
-        Cancelling the caller withdraws the decision."""
+        ``share`` says whose turn the decision waits in (botshares: the room and the address that
+        made it; without one, a line of its own). Cancelling the caller withdraws the decision."""
+        share = share or Share(owner=where, room=where)
         if self._stopped:
             raise asyncio.CancelledError
         kind = bots.cost(level, game)
@@ -94,6 +122,7 @@ class BotPool:
                 return decide(game, level, seat, seed, view, legal)
             except Exception:
                 self.counts.failed += 1
+                self.counts.fell_back("failed")
                 log.exception("bot %s failed in %s; the seat takes its timeout action", level, where)
                 return None
         if self._broken and kind == "search":
@@ -102,24 +131,31 @@ class BotPool:
             from conflictology.server.rooms import default_level
 
             level = default_level(game)
-            self.counts.late += 1
+            if not share.mystery:
+                self.counts.late += 1
+                self.counts.fell_back("no_worker")
         if self._broken or (game.name, level) in self._unknown:
             return await self._decide_here(game, level, seat, seed, view, legal, where)
         loop = asyncio.get_running_loop()
         job = Job(
             next(self._ids), game, level, seat, seed, view, legal, where,
-            loop.create_future(), kind == "search",
+            loop.create_future(), kind == "search", owner=share.owner, room=share.room, mystery=share.mystery,
         )  # fmt: skip
         job.future.add_done_callback(lambda _f: self._queue.forget(job))
         self._processes.start()
         queue = self._queue
-        waiting = queue.expected_wait(self._processes.any_idle()) if queue.clocks_running else 0.0
+        idle = self._processes.any_idle()
+        waiting = queue.expected_wait(idle, share.owner, share.room) if queue.clocks_running else 0.0
         if job.search and waiting > self.queue_wait:
-            queue.stand_in(job)  # it would only wait to be played by the stand-in anyway
+            queue.stand_in(job, "queue_full")  # it would only wait to be played by the stand-in anyway
         else:
             queue.put(job)
             self._dispatch()
+        asked = loop.time()
         result = await job.future
+        if job.search and result is not None and result is not NOT_IN_WORKER:
+            took, recent = loop.time() - asked, self._search_latency
+            self._search_latency = took if not recent else 0.8 * recent + 0.2 * took
         if result is NOT_IN_WORKER:
             return await self._decide_here(game, job.level, seat, seed, view, legal, where)
         return result
@@ -135,6 +171,7 @@ class BotPool:
                 asyncio.to_thread(decide, game, level, seat, seed, view, legal), self.time_cap
             )
         except TimeoutError:
+            self.counts.fell_back("time_cap")
             log.warning(
                 "bot %s took over %.1f s in %s (in the server process); the seat takes its timeout action",
                 level,
@@ -143,8 +180,24 @@ class BotPool:
             )
         except Exception:
             self.counts.failed += 1
+            self.counts.fell_back("failed")
             log.exception("bot %s failed in %s; the seat takes its timeout action", level, where)
         return None
+
+    def search_latency(self) -> float:
+        """How long a search took lately from being asked for to its answer, waiting included (0
+        before the first)."""
+        return self._search_latency
+
+    def think_seconds(self, level: str, game: Game) -> float:
+        """How long a decision of ``level`` may think at most, as far as its spec says: its search's
+        clock (``seconds``), the time cap for a search with none, 0 for a heuristic or less."""
+        if bots.cost(level, game) != "search":
+            return 0.0
+        seconds = bots.parse_spec(level)[1].get("seconds")
+        if isinstance(seconds, int | float) and seconds > 0:
+            return min(float(seconds), self.time_cap)
+        return self.time_cap
 
     def _dispatch(self) -> None:
         """Every idle worker takes the next job waiting."""
@@ -160,6 +213,7 @@ class BotPool:
                     # A view that does not pickle: the seat takes its timeout action, the next job
                     # is tried on the same worker.
                     self.counts.failed += 1
+                    self.counts.fell_back("failed")
                     log.error("bot %s's decision in %s could not be sent to a worker", job.level, job.where)
                     if not job.future.done():
                         job.future.set_result(None)
@@ -188,6 +242,7 @@ class BotPool:
                 job.future.set_result(NOT_IN_WORKER)
             else:
                 self.counts.failed += 1
+                self.counts.fell_back("failed")
                 log.error(
                     "bot %s failed in %s; the seat takes its timeout action\n%s",
                     job.level,
@@ -238,3 +293,8 @@ class BotPool:
             "here": counts.here,
             "started": counts.started,
         }
+
+    def fallbacks(self) -> dict[str, int]:
+        """Since the start: decisions not played as asked, by reason (botjobs.FALLBACKS), every
+        reason present (a counter that exists from the start reads 0, not absent)."""
+        return {reason: self.counts.fallbacks.get(reason, 0) for reason in FALLBACKS}

@@ -117,8 +117,10 @@ class WorkerProcesses:
         worker.job, worker.started = job, loop.time()
         worker.cap = loop.call_later(self.time_cap, self._over_cap, worker)
         self.counts.sent += 1
-        self.counts.searches += job.search
-        self.counts.by_level[job.level] = self.counts.by_level.get(job.level, 0) + 1
+        if not job.mystery:
+            # A mystery seat's decisions count as sent only: by kind or level they would name it.
+            self.counts.searches += job.search
+            self.counts.by_level[job.level] = self.counts.by_level.get(job.level, 0) + 1
         return Sent.SENT
 
     def _readable(self, worker: Worker) -> None:
@@ -214,6 +216,7 @@ class WorkerProcesses:
         if job is None or worker.gone:
             return
         self.counts.over_cap += 1
+        self.counts.fell_back("time_cap")
         log.warning(
             "bot %s in %s did not answer in %.1f s: worker %s killed and replaced; the seat takes its "
             "timeout action",
@@ -250,6 +253,7 @@ class WorkerProcesses:
                 job.level,
                 job.where,
             )
+            self.counts.fell_back("worker_lost")
             job.future.set_result(None)
         else:
             log.error("bot worker %s died (%s, exit code %s); replaced", worker.process.pid, why, code)

@@ -233,11 +233,11 @@ class Hub:
             raise RoomError(404, "no_room", f"no room {code}")
         return room
 
-    async def create_room(self, body: CreateRoom) -> tuple[Room, str]:
+    async def create_room(self, body: CreateRoom, creator: str | None = None) -> tuple[Room, str]:
         settings = body.settings.apply_to(RoomSettings()) if body.settings else RoomSettings()
         self._refuse_while_unsaved()
         for _ in range(100):
-            room, token = Room.create(new_code(), body.game, body.name, body.options, settings)
+            room, token = Room.create(new_code(), body.game, body.name, body.options, settings, creator)
             if await self.backend.insert(room):
                 await self.until_durable()
                 return room, token

@@ -80,6 +80,7 @@ class RoomFields:
     standings: dict[str, Any] | None
     pause: dict[str, Any] | None
     holds: list[str]
+    creator: str | None
 
     @property
     def game(self) -> Game:

@@ -71,6 +71,7 @@ class Metrics:
         backend_stats: Callable[[], dict[str, int]] = dict,
         bot_stats: Callable[[], dict[str, int]] = dict,
         bot_totals: Callable[[], dict[str, int]] = dict,
+        bot_fallbacks: Callable[[], dict[str, int]] = dict,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.action_seconds = Histogram(
@@ -106,7 +107,7 @@ class Metrics:
         )
         gauge.set_function(lambda: float(rooms()))
         self.registry.register(_BackendCollector(backend_stats))
-        self.registry.register(_BotPoolCollector(bot_stats, bot_totals))
+        self.registry.register(_BotPoolCollector(bot_stats, bot_totals, bot_fallbacks))
 
     def count_connections(self, stats: Callable[[], ConnectionStats]) -> None:
         """Add the connection guard's numbers (server/connections.py): open TCP connections and
@@ -246,15 +247,32 @@ _BOT_COUNTERS = {
 class _BotPoolCollector(Collector):
     """The bot pool (docs/bots.md, "On a server"): how busy it is now, and what it did."""
 
-    def __init__(self, stats: Callable[[], dict[str, int]], totals: Callable[[], dict[str, int]]) -> None:
+    def __init__(
+        self,
+        stats: Callable[[], dict[str, int]],
+        totals: Callable[[], dict[str, int]],
+        fallbacks: Callable[[], dict[str, int]] = dict,
+    ) -> None:
         self.stats = stats
         self.totals = totals
+        self.fallbacks = fallbacks
 
     def collect(self) -> Iterator[Metric]:
         for name, value in self.stats().items():
             yield GaugeMetricFamily(f"conflictology_bot_{name}", _BOT_GAUGES.get(name, name), value=value)
         for name, value in self.totals().items():
             yield CounterMetricFamily(f"conflictology_bot_{name}", _BOT_COUNTERS.get(name, name), value=value)
+        fallbacks = self.fallbacks()
+        if fallbacks:
+            family = CounterMetricFamily(
+                "conflictology_bot_fallbacks",
+                "Bot decisions not played as asked, by reason: queue_wait, queue_full, no_worker (a search "
+                "played by the default level); time_cap, worker_lost, expired, failed (the timeout action)",
+                labels=["reason"],
+            )
+            for reason, count in fallbacks.items():
+                family.add_metric([reason], count)
+            yield family
 
     def describe(self) -> Iterator[Metric]:
         return iter(())

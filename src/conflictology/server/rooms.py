@@ -144,6 +144,9 @@ class Room(Seats, Clocks, Snapshots):
     # that have held the clock in this game (once each).
     pause: dict[str, Any] | None = None
     holds: list[str] = field(default_factory=list)
+    # Whose share of the bot workers the room's bots take (server/botshares.py): an opaque label of
+    # the address that made it; None for a room saved before rooms kept one. Never shown.
+    creator: str | None = None
 
     # ---- what anyone may read -------------------------------------------------------------------
 
@@ -197,6 +200,7 @@ class Room(Seats, Clocks, Snapshots):
         host_name: str,
         options: dict[str, Any] | None,
         settings: RoomSettings,
+        creator: str | None = None,
     ) -> tuple[Room, str]:
         try:
             game = games.get(game_name)
@@ -204,7 +208,7 @@ class Room(Seats, Clocks, Snapshots):
             raise RoomError(400, "unknown_game", str(exc)) from None
         opts = dict(options or {})
         cls._check_options(game, opts, game.min_players)
-        room = cls(code=code, game_name=game_name, options=opts, settings=settings)
+        room = cls(code=code, game_name=game_name, options=opts, settings=settings, creator=creator)
         token = room._add_human(host_name)
         room.host = room.seats[0].id
         return room, token
@@ -442,6 +446,7 @@ class Room(Seats, Clocks, Snapshots):
             # (absent from snapshots saved before clocks could be stopped)
             pause=dict(data["pause"]) if data.get("pause") else None,
             holds=list(data.get("holds", [])),
+            creator=data.get("creator"),
         )
         for seat in room.seats:
             if seat.bot and seat.level and not bots.is_offered(seat.level, game):

@@ -21,11 +21,17 @@ from functools import partial
 from typing import Any, Protocol
 
 from conflictology.server.backend import BackendUnavailable, RoomBackend
-from conflictology.server.botpool import BotPool
+from conflictology.server.botpool import BotPool, Share
 from conflictology.server.config import ServerConfig
-from conflictology.server.rooms import Room, RoomError, RoomStatus, seat_level
+from conflictology.server.rooms import Room, RoomError, RoomStatus, mystery_pool, seat_level
 
 log = logging.getLogger("conflictology.server")
+
+# A search overruns its clock by its last step and a worker's round trip (a `hard` search on a 0.3 s
+# clock answers in about 0.28-0.33 s on a loaded 2-core machine): a mystery bot's pace leaves room
+# for that, so a search drawn for it rarely answers later than the pace, and the others never.
+MYSTERY_PACE_FACTOR = 1.25
+MYSTERY_PACE_SLACK = 0.05
 
 # A change through the backend, durable once it returns (Hub.change).
 Change = Callable[[str, Callable[[Room], Any]], Awaitable[tuple[Room, Any]]]
@@ -180,6 +186,18 @@ class Scheduler:
         # A little irregularity reads as a person thinking.
         return base * self._rng.uniform(0.7, 1.3)
 
+    def _mystery_pace(self, room: Room) -> float:
+        """How long each mystery decision takes, at least, after its delay: the slowest of the
+        mystery pool's levels' clocks, with room for a search's last step and its trip to a worker
+        and back, or as long as searches take lately, their wait for a worker included, when that
+        is longer (a busy pool); 0 when the pool holds heuristics only (Capitol's personalities)."""
+        game = room.game
+        slowest = max((self.bot_pool.think_seconds(lv, game) for lv in mystery_pool(game)), default=0.0)
+        if slowest <= 0:
+            return 0.0
+        pace = max(slowest, self.bot_pool.search_latency()) * MYSTERY_PACE_FACTOR + MYSTERY_PACE_SLACK
+        return min(pace, self.bot_pool.time_cap)
+
     async def _timer(self, code: str, seq: int, deadline: float) -> None:
         # The event loop's clock is monotonic and deadlines are wall-clock epoch seconds (clients
         # show them): sleep until the wall clock has really passed the deadline.
@@ -218,13 +236,22 @@ class Scheduler:
             fallback = state.timeout_action(seat)
         except Exception:
             fallback = legal[0]
+        mystery = room.seats[seat].bot and room.seats[seat].mystery
+        share = Share(owner=room.creator or code, room=code, mystery=mystery)
+        asked = self.clock.now()
         # Off the event loop, in a worker process (docs/bots.md, "On a server"); None when the
         # decision was cut at the time cap, its worker died or the bot failed (already logged).
         action = await self.bot_pool.decide(
-            room.game, level, seat, self._rng.getrandbits(63), view, legal, f"room {code} seat {seat}"
+            room.game, level, seat, self._rng.getrandbits(63), view, legal, f"room {code} seat {seat}", share
         )
         if action is None:
             action = fallback
+        if mystery:
+            # Whatever it was drawn as, a mystery bot answers after the slowest of its pool's levels
+            # may think: how long it took would tell its level (docs/bots.md, "Mystery bots").
+            left = self._mystery_pace(room) - (self.clock.now() - asked)
+            if left > 0:
+                await self.clock.sleep(left)
         def bot_act(r: Room, chosen: Any) -> None:
             # The player may have taken the seat back (rejoin) while the bot thought.
             if not r.seats[seat].bot_controlled:

@@ -89,4 +89,5 @@ class Snapshots(RoomFields):
             "standings": self.standings,
             "pause": None if self.pause is None else dict(self.pause),
             "holds": list(self.holds),
+            "creator": self.creator,
         }

@@ -15,10 +15,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from conflictology.server import protocol
+from conflictology.server.botshares import owner_label
 from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Hub
 from conflictology.server.rooms import Room, RoomError
 from conflictology.server.routes.common import bearer_token, read_body, room_code
+from conflictology.server.security import client_key
 
 # The room listing: built at most this often, from at most this many rooms (newest first).
 LISTING_SECONDS = 1.0
@@ -42,7 +44,9 @@ class RoomRoutes:
         body = await read_body(request, protocol.CreateRoom, self.config.max_body_bytes)
         if self.hub.room_count() >= self.config.max_rooms:
             raise RoomError(503, "server_full", "this server holds as many rooms as it can; try again later")
-        room, token = await self.hub.create_room(body)
+        # Its bots take their share of the workers as this address's (server/botshares.py).
+        client = request.client.host if request.client is not None else None
+        room, token = await self.hub.create_room(body, owner_label(client_key(client)))
         return JSONResponse(
             {"code": room.code, "seat": 0, "token": token, "join_url": f"/?room={room.code}"},
             status_code=201,
