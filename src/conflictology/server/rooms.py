@@ -154,6 +154,7 @@ class Room(Seats, Clocks, Snapshots):
         for i, s in enumerate(self.seats):
             entry: dict[str, Any] = {
                 "seat": i,
+                "id": s.id,  # stable while the seat lasts (numbers shift); a kick names it
                 "name": s.name,
                 "bot": s.bot,
                 "host": s.id == self.host,

@@ -159,6 +159,21 @@ class Seats(RoomFields):
             added.append(len(self.seats) - 1)
         return added
 
+    def kicked_seat(self, seat_id: str | None, seat: int | None) -> int:
+        """The seat a kick names: by its stable id; a number only together with the id of the seat
+        it still holds (a number alone is refused: since the host saw it, a seat before it may have
+        left and the number now names the next one)."""
+        if seat_id is None:
+            message = "name the seat by its id (seat_id, from the room's seats): seat numbers shift"
+            raise RoomError(400, "seat_id_needed", message)
+        index = self.seat_index(seat_id)
+        if index is None:
+            raise RoomError(409, "seat_moved", "no seat with this id in this room (it has left)")
+        if seat is not None and seat != index:
+            message = f"seat {seat} is no longer that seat (it is now seat {index}): look again"
+            raise RoomError(409, "seat_moved", message)
+        return index
+
     def kick(self, seat: int) -> Seat:
         """The host removes a seat: in the lobby it is gone; in a game a bot plays it on; after the
         game it is marked left and gone at the rematch."""

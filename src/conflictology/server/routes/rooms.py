@@ -112,7 +112,7 @@ class RoomRoutes:
 
         def kick(r: Room) -> None:
             r.require_host(token)
-            r.kick(body.seat)
+            r.kick(r.kicked_seat(body.seat_id, body.seat))
 
         room, _ = await self.hub.change(room_code(request), kick)
         return JSONResponse(self._info(room))
@@ -174,12 +174,15 @@ class RoomRoutes:
         return JSONResponse({"pause": room.pause_info(), "deadline": room.deadline, "seq": room.seq})
 
     async def resume(self, request: Request) -> Response:
-        """The host starts the clocks again (ending their pause, or a player's hold early)."""
+        """The host starts the clocks again (ending their pause, or a player's hold early); while the
+        host is away, any seated player may end the host's pause."""
         await read_body(request, protocol.Empty, self.config.max_body_bytes)
         token = bearer_token(request)
 
         def resume(r: Room) -> None:
-            r.require_host(token)
+            seat = r.require_seat(token)
+            host = r.host_index()
+            r.require_resumer(seat, host is not None and host in self.hub.connected_seats(r))
             r.resume(time.time())
 
         room, _ = await self.hub.change(room_code(request), resume)
