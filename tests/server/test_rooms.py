@@ -12,7 +12,16 @@ import httpx
 import pytest
 from websockets.exceptions import InvalidStatus
 
-from conflictology.server.rooms import CODE_ALPHABET, CODE_LENGTH, RoomError, check_options_safe
+from conflictology.server.rooms import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    MAX_PAST_GAMES,
+    Room,
+    RoomError,
+    RoomStatus,
+    check_options_safe,
+)
+from room_helpers import capitol_room
 from server_helpers import Player, Server, auth, make_table, register_toy, seat_named, start, thread_server
 
 
@@ -398,3 +407,15 @@ def test_a_kick_names_a_stable_seat_id_and_never_hits_the_seat_that_moved_up(ser
         assert [s["id"] for s in seats] == [before[0]["id"], bot] and seats[1]["bot"]
         r = http.post(f"{url}/kick", json={"seat_id": bot}, headers=host)
         assert r.status_code == 200 and [s["id"] for s in r.json()["seats"]] == [before[0]["id"]]
+
+
+def test_a_rooms_list_of_past_games_keeps_the_newest_only() -> None:
+    room = capitol_room(0.0)
+    for n in range(MAX_PAST_GAMES + 30):
+        room.status, room.game_id = RoomStatus.OVER, f"game-{n}"
+        room.rematch()
+    assert room.past_games == [f"game-{n}" for n in range(30, MAX_PAST_GAMES + 30)]
+    # A snapshot saved before the cap is cut on reading.
+    data = room.snapshot()
+    data["past_games"] = [f"old-{n}" for n in range(500)]
+    assert Room.restore(data).past_games == [f"old-{n}" for n in range(450, 500)]
