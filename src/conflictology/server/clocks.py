@@ -133,6 +133,7 @@ class Clocks(RoomFields):
             "timer": self.deadline_kind if p["left"] is not None else None,
         }
 
+
 def _decision_text(legal: list[Action]) -> str:
     return _decision_encoder.encode({"legal": legal}).decode()  # action_key's text (non-ASCII unescaped)
 

@@ -458,5 +458,3 @@ class Room(Seats, Clocks, Snapshots):
                 seat.name = seat.name.replace(f"({seat.level})", f"({level})")
                 seat.level = level
         return room
-
-

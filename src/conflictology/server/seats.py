@@ -70,8 +70,6 @@ def copy_seat(seat: Seat) -> Seat:
     return new
 
 
-
-
 class Seats(RoomFields):
     """The seats' part of a room (``rooms.Room`` is made of it)."""
 
@@ -120,7 +118,12 @@ class Seats(RoomFields):
         shown = clean_name(name)
         if not shown:
             raise RoomError(400, "bad_name", "a name needs at least one visible character")
-        shown = distinct_name(shown, (s.name for s in self.seats))
+        taken = [s.name for s in self.seats]
+        if self.settings.standing:
+            # A name of the standing table is its holder's (who claims it back with a token): a
+            # newcomer under it is someone else until they prove otherwise, and is named apart.
+            taken += standings.known_names(self.standings)
+        shown = distinct_name(shown, taken)
         token = new_token()
         self.seats.append(Seat(id=uuid.uuid4().hex, name=shown, token_hash=hash_token(token)))
         return token
@@ -182,6 +185,9 @@ class Seats(RoomFields):
         target = self.seats[seat]
         if target.id == self.host:
             raise RoomError(400, "bad_seat", "the host cannot kick themselves (leave instead)")
+        if target.token_hash is not None and self.standings is not None:
+            # No device of theirs claims a seat here again (``claim``); their games still count.
+            self.standings = standings.without_holder(self.standings, target.token_hash)
         if self._holds_game():
             if self.status is RoomStatus.PLAYING and target.bot:
                 raise RoomError(409, "bad_seat", "a bot already plays this seat")
@@ -252,5 +258,5 @@ class Seats(RoomFields):
         new = new_token()
         self.seats.append(Seat(id=uuid.uuid4().hex, name=name, token_hash=hash_token(new)))
         assert self.standings is not None  # a name was found in it
-        self.standings = standings.with_key(self.standings, name, hash_token(new))
+        self.standings = standings.with_key(self.standings, key, hash_token(new))
         return len(self.seats) - 1, new, name

@@ -19,6 +19,7 @@ from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Hub
 from conflictology.server.rooms import Room, RoomError
 from conflictology.server.routes.common import bearer_token, read_body, room_code
+from conflictology.server.security import clean_name
 
 # The room listing: built at most this often, from at most this many rooms (newest first).
 LISTING_SECONDS = 1.0
@@ -81,8 +82,12 @@ class RoomRoutes:
 
     async def join(self, request: Request) -> Response:
         body = await read_body(request, protocol.JoinRoom, self.config.max_body_bytes)
-        _, (seat, token) = await self.hub.change(room_code(request), lambda r: r.join(body.name))
-        return JSONResponse({"seat": seat, "token": token}, status_code=201)
+        room, (seat, token) = await self.hub.change(room_code(request), lambda r: r.join(body.name))
+        # The name seated: told apart (``Ana 2``) when someone at the table, or of its standings,
+        # has the one asked for; ``renamed`` says so (the client tells the player).
+        name = room.seats[seat].name
+        answer = {"seat": seat, "token": token, "name": name, "renamed": name != clean_name(body.name)}
+        return JSONResponse(answer, status_code=201)
 
     async def add_bots(self, request: Request) -> Response:
         body = await read_body(request, protocol.AddBots, self.config.max_body_bytes)
