@@ -59,6 +59,11 @@ class Server:
         return httpx.Client(base_url=self.url, timeout=10)
 
 
+def seat_named(http: httpx.Client, code: str, seat: int) -> dict[str, object]:
+    """A kick's body for ``seat`` as the room shows it now: its number and its stable id."""
+    return {"seat": seat, "seat_id": http.get(f"/api/rooms/{code}").json()["seats"][seat]["id"]}
+
+
 def auth(token: str) -> dict[str, str]:
     """The header a seat's HTTP requests carry."""
     return {"Authorization": f"Bearer {token}"}

@@ -26,11 +26,14 @@ from benchmarks.attacks.defences import attack_defences
 from benchmarks.attacks.guessing import attack_guessing
 from benchmarks.attacks.kill9 import attack_kill9
 from benchmarks.attacks.log_flood import attack_log_flood
+from benchmarks.attacks.proxies import SERVE as PROXY_SERVE
+from benchmarks.attacks.proxies import attack_appending_proxy
 from benchmarks.attacks.redis_outage import attack_redis_outage
 from benchmarks.attacks.room_flood import attack_room_flood
 from benchmarks.attacks.servers import Probe, RedisProc, ServerProc, probe_child
 from benchmarks.attacks.slow_clients import attack_slowloris
 from benchmarks.attacks.spectators import attack_spectators, attack_sync_flood
+from benchmarks.attacks.tables import attack_abandoned_pause, attack_kick_race, attack_name_takeover
 
 
 @dataclass
@@ -41,6 +44,7 @@ class Attack:
     budget: Callable[[argparse.Namespace], float]  # seconds; the attack is cut off after this
     nofile: int | None = None
     needs_redis: bool = False
+    serve: tuple[str, ...] = ()  # more flags for its server
 
 
 def _d(args: argparse.Namespace, default: float) -> float:
@@ -72,6 +76,12 @@ ATTACKS = [
            lambda a: a.outage + 120),
     Attack("log-flood", attack_log_flood, "invalid UTF-8 WebSocket frames", lambda a: 120 + a.bad_frames / 5),
     Attack("defences", attack_defences, "headers, DNS rebinding, names", lambda a: 60),
+    Attack("appending-proxy", attack_appending_proxy, "forged X-Forwarded-For through nginx appending it",
+           lambda a: 90, serve=PROXY_SERVE),
+    Attack("name-takeover", attack_name_takeover, "a stranger under a standing table's name",
+           lambda a: _d(a, 120) + 60),
+    Attack("kick-race", attack_kick_race, "a kick by a seat number that shifted", lambda a: 60),
+    Attack("abandoned-pause", attack_abandoned_pause, "the host pauses and walks away", lambda a: 60),
 ]  # fmt: skip
 
 
@@ -87,7 +97,11 @@ async def run_attack(attack: Attack, args: argparse.Namespace, base: Path) -> Ro
     workdir.mkdir(parents=True, exist_ok=True)
     redis = RedisProc(workdir) if args.redis else None
     server = ServerProc(
-        workdir, args.server_src, args.serve_args.split(), redis.url if redis else None, attack.nofile
+        workdir,
+        args.server_src,
+        [*args.serve_args.split(), *attack.serve],
+        redis.url if redis else None,
+        attack.nofile,
     )
     probe: Probe | None = None
     ctx: Ctx | None = None

@@ -19,6 +19,7 @@ from server_helpers import (
     make_table,
     play_randomly,
     register_toy,
+    seat_named,
     start,
     thread_server,
 )
@@ -219,10 +220,15 @@ def test_a_player_who_left_mid_game_takes_the_seat_back_with_the_same_token(serv
         assert r.status_code == 409 and r.json()["code"] == "not_left"
         # A player who left and is then kicked has no way back: the kick takes the token away.
         assert http.post(f"{url}/leave", headers=auth(table.tokens[2])).status_code == 200
-        assert http.post(f"{url}/kick", json={"seat": 2}, headers=auth(table.host_token)).status_code == 200
+        assert (
+            http.post(
+                f"{url}/kick", json=seat_named(http, table.code, 2), headers=auth(table.host_token)
+            ).status_code
+            == 200
+        )
         r = http.post(f"{url}/rejoin", headers=auth(table.tokens[2]))
         assert r.status_code == 401
-        r = http.post(f"{url}/kick", json={"seat": 2}, headers=auth(table.host_token))
+        r = http.post(f"{url}/kick", json=seat_named(http, table.code, 2), headers=auth(table.host_token))
         assert r.status_code == 409  # nothing left to take
     back = Player(server, table.code, table.tokens[1], 1)
     state = back.wait_for(is_state)
@@ -249,7 +255,11 @@ def test_leaving_mid_game_hands_the_seat_to_a_bot_and_the_host_role_on(server: S
         assert http.post(f"/api/rooms/{table.code}/leave", headers=auth(table.tokens[0])).status_code == 200
         bye = players[0].wait_for(lambda m: m["type"] == "left")
         assert bye["message"]
-        r = http.post(f"/api/rooms/{table.code}/kick", json={"seat": 2}, headers=auth(table.tokens[1]))
+        r = http.post(
+            f"/api/rooms/{table.code}/kick",
+            json=seat_named(http, table.code, 2),
+            headers=auth(table.tokens[1]),
+        )
         assert r.status_code == 200, r.text
         seats = r.json()["seats"]
         assert seats[0]["left"] and seats[2]["left"] and seats[1]["host"]

@@ -11,7 +11,17 @@ from typing import Any
 
 import pytest
 
-from server_helpers import Player, Server, auth, make_table, play_randomly, register_toy, start, thread_server
+from server_helpers import (
+    Player,
+    Server,
+    auth,
+    make_table,
+    play_randomly,
+    register_toy,
+    seat_named,
+    start,
+    thread_server,
+)
 
 
 @pytest.fixture
@@ -132,14 +142,22 @@ def test_leaving_or_kicking_after_the_game_keeps_the_seats_until_the_rematch(ser
         names = [s["name"] for s in over["seats"]]
         r = http.post(f"/api/rooms/{table.code}/leave", headers=auth(table.tokens[1]))
         assert r.status_code == 200, r.text
-        r = http.post(f"/api/rooms/{table.code}/kick", json={"seat": 3}, headers=auth(table.host_token))
+        r = http.post(
+            f"/api/rooms/{table.code}/kick",
+            json=seat_named(http, table.code, 3),
+            headers=auth(table.host_token),
+        )
         assert r.status_code == 200, r.text
         after = r.json()
         # Same seats, same names, same winners: seat 2 still sees seat 2's view.
         assert [s["name"] for s in after["seats"]] == names
         assert after["seats"][1]["left"] and after["seats"][3]["left"]
         assert after["winners"] == over["winners"]
-        r = http.post(f"/api/rooms/{table.code}/kick", json={"seat": 1}, headers=auth(table.host_token))
+        r = http.post(
+            f"/api/rooms/{table.code}/kick",
+            json=seat_named(http, table.code, 1),
+            headers=auth(table.host_token),
+        )
         assert r.status_code == 409, r.text
     last = players[2].wait_for(lambda m: m["type"] == "state" and m["room"]["seats"][3].get("left"))
     assert last["view"]["you"] == 2 and last["winners"] == over["winners"]

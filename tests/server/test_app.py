@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from server_helpers import Player, Server, auth, play_randomly, register_toy, thread_server
+from server_helpers import Player, Server, auth, play_randomly, register_toy, seat_named, thread_server
 
 
 @pytest.fixture
@@ -70,7 +70,9 @@ def test_every_documented_route_answers(server: Server) -> None:
 
         joined = answer(http.post(f"/api/rooms/{code}/join", json={"name": "Bob"}), 201)
         assert joined["seat"] == 1
-        kicked = answer(http.post(f"/api/rooms/{code}/kick", json={"seat": 1}, headers=auth(host)), 200)
+        kicked = answer(
+            http.post(f"/api/rooms/{code}/kick", json=seat_named(http, code, 1), headers=auth(host)), 200
+        )
         assert len(kicked["seats"]) == 1
         bots = answer(http.post(f"/api/rooms/{code}/bots", json={"count": 1}, headers=auth(host)), 201)
         assert bots == {"seats": [1]}

@@ -12,8 +12,17 @@ import httpx
 import pytest
 from websockets.exceptions import InvalidStatus
 
-from conflictology.server.rooms import CODE_ALPHABET, CODE_LENGTH, RoomError, check_options_safe
-from server_helpers import Player, Server, auth, make_table, register_toy, start, thread_server
+from conflictology.server.rooms import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    MAX_PAST_GAMES,
+    Room,
+    RoomError,
+    RoomStatus,
+    check_options_safe,
+)
+from room_helpers import capitol_room
+from server_helpers import Player, Server, auth, make_table, register_toy, seat_named, start, thread_server
 
 
 @pytest.fixture(scope="module")
@@ -117,10 +126,12 @@ def test_errors_have_the_contract_statuses_and_change_nothing(server: Server) ->
             (
                 http.post(f"/api/rooms/{code}/kick", json={"seat": 7}, headers=auth(table.host_token)),
                 400,
-                "bad_seat",
+                "seat_id_needed",
             ),
             (
-                http.post(f"/api/rooms/{code}/kick", json={"seat": 0}, headers=auth(table.host_token)),
+                http.post(
+                    f"/api/rooms/{code}/kick", json=seat_named(http, code, 0), headers=auth(table.host_token)
+                ),
                 400,
                 "bad_seat",
             ),
@@ -173,7 +184,11 @@ def test_host_changes_options_and_settings_kicks_and_host_passes_on(server: Serv
         assert r.json()["options"] == {"cards": 3}
         assert r.json()["settings"]["turn_seconds"] == 20 and r.json()["settings"]["timers"] is False
         assert r.json()["settings"]["response_seconds"] == 12  # untouched fields stay
-        r = http.post(f"/api/rooms/{table.code}/kick", json={"seat": 1}, headers=auth(table.host_token))
+        r = http.post(
+            f"/api/rooms/{table.code}/kick",
+            json=seat_named(http, table.code, 1),
+            headers=auth(table.host_token),
+        )
         assert r.status_code == 200 and [s["name"] for s in r.json()["seats"]] == ["Host", "Player 2"]
         # The kicked token is worthless now.
         r = http.post(f"/api/rooms/{table.code}/leave", headers=auth(table.tokens[1]))
@@ -181,6 +196,7 @@ def test_host_changes_options_and_settings_kicks_and_host_passes_on(server: Serv
         r = http.post(f"/api/rooms/{table.code}/leave", headers=auth(table.host_token))
         assert r.status_code == 200
         seats = http.get(f"/api/rooms/{table.code}").json()["seats"]
+        assert seats[0].pop("id")
         assert seats == [{"seat": 0, "name": "Player 2", "bot": False, "host": True, "connected": False}]
         # The new host (Player 2) has the host's powers; the old host has none.
         r = http.post(
@@ -367,3 +383,39 @@ def test_a_working_copy_of_a_room_shares_nothing_a_change_touches() -> None:
     work.decision[9] = "x"
     assert msgspec.json.encode(room.snapshot()) == before
     assert msgspec.json.encode(work.snapshot()) != before
+
+
+def test_a_kick_names_a_stable_seat_id_and_never_hits_the_seat_that_moved_up(server: Server) -> None:
+    # Seats [Host, P1, Bot]; P1 leaves while the host is about to kick them as seat 1.
+    table = make_table(server, "toy", humans=2, bots=1, level="random")
+    with server.http() as http:
+        url = f"/api/rooms/{table.code}"
+        before = http.get(url).json()["seats"]
+        p1, bot = before[1]["id"], before[2]["id"]
+        assert len({s["id"] for s in before}) == 3
+        assert http.post(f"{url}/leave", headers=auth(table.tokens[1])).status_code == 200
+        host = auth(table.host_token)
+        for body, status, code in [
+            ({"seat": 1}, 400, "seat_id_needed"),  # a number alone could name the bot now
+            ({"seat": 1, "seat_id": p1}, 409, "seat_moved"),
+            ({"seat_id": p1}, 409, "seat_moved"),
+            ({"seat": 2, "seat_id": bot}, 409, "seat_moved"),
+        ]:
+            r = http.post(f"{url}/kick", json=body, headers=host)
+            assert (r.status_code, r.json()["code"]) == (status, code), body
+        seats = http.get(url).json()["seats"]
+        assert [s["id"] for s in seats] == [before[0]["id"], bot] and seats[1]["bot"]
+        r = http.post(f"{url}/kick", json={"seat_id": bot}, headers=host)
+        assert r.status_code == 200 and [s["id"] for s in r.json()["seats"]] == [before[0]["id"]]
+
+
+def test_a_rooms_list_of_past_games_keeps_the_newest_only() -> None:
+    room = capitol_room(0.0)
+    for n in range(MAX_PAST_GAMES + 30):
+        room.status, room.game_id = RoomStatus.OVER, f"game-{n}"
+        room.rematch()
+    assert room.past_games == [f"game-{n}" for n in range(30, MAX_PAST_GAMES + 30)]
+    # A snapshot saved before the cap is cut on reading.
+    data = room.snapshot()
+    data["past_games"] = [f"old-{n}" for n in range(500)]
+    assert Room.restore(data).past_games == [f"old-{n}" for n in range(450, 500)]

@@ -32,6 +32,7 @@ from server_helpers import (
     auth,
     make_table,
     play_randomly,
+    seat_named,
     start,
     thread_server,
 )
@@ -92,7 +93,11 @@ def scenario(launch: Callable[[], list[ServerProcess]]) -> None:
     servers = launch()
     url = servers[0].url
     table = make_table(
-        servers[0].server, "capitol", humans=2, bots=1, level="random",
+        servers[0].server,
+        "capitol",
+        humans=2,
+        bots=1,
+        level="random",
         settings={"timers": False, "standing": True},
     )
     assert standings(url, table.code)["players"] == []
@@ -107,7 +112,10 @@ def scenario(launch: Callable[[], list[ServerProcess]]) -> None:
     assert standings(url, table.code) == before
     with httpx.Client(base_url=url, headers=auth(table.host_token)) as http:
         assert http.post(f"/api/rooms/{table.code}/rematch").status_code == 200
-        assert http.post(f"/api/rooms/{table.code}/kick", json={"seat": 2}).status_code == 200
+        assert (
+            http.post(f"/api/rooms/{table.code}/kick", json=seat_named(http, table.code, 2)).status_code
+            == 200
+        )
         r = http.patch(f"/api/rooms/{table.code}", json={"game": "conspiranoicos"})
         assert r.status_code == 200 and r.json()["game"] == "conspiranoicos", r.text
     records.append(play_one(url, table, humans=2, seed=2))

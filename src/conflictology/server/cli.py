@@ -195,7 +195,8 @@ def register(app: typer.Typer) -> None:
             option(
                 "--forwarded-allow-ips",
                 "proxies trusted with X-Forwarded-* (addresses or networks, repeatable or "
-                "comma-separated; '*' trusts any: only behind a firewall; default 127.0.0.1, ::1)",
+                "comma-separated; the client is the rightmost X-Forwarded-For entry not listed; "
+                "'*' trusts whatever peer connects, one hop only; default 127.0.0.1, ::1)",
             ),
         ] = None,
         http_rate: Annotated[

@@ -1,6 +1,6 @@
 """A room's clocks: the decision clock (Capitol ruling 19: a turn, a response window, any other
 choice), kept running while the same decision goes on, and every clock stopped for a player's hold
-(table talk, once per game) or the host's pause, resumed with what it had left.
+(table talk, once per game) or the host's pause (bounded too), resumed with what it had left.
 
 Deadlines are wall-clock epoch seconds (clients show them); ``now`` is always passed in.
 """
@@ -78,27 +78,42 @@ class Clocks(RoomFields):
         self._stop_clocks("hold", seat, now, now + self.settings.hold_seconds)
 
     def host_pause(self, seat: int, now: float) -> None:
-        """The host stops every clock until they resume. A hold running then becomes the host's
-        pause (its clock keeps the seconds it had left; the holder's one hold is spent)."""
+        """The host stops every clock until they resume, or for the room's ``pause_seconds`` at most
+        (a host who walks away does not stop the table for good). A hold running then becomes the
+        host's pause (its clock keeps the seconds it had left; the holder's one hold is spent)."""
         self._require_playing()
         if self.pause is not None and self.pause["kind"] == "host":
             raise RoomError(409, "paused", "the game is already paused")
+        until = now + self.settings.pause_seconds
         if self.pause is not None:
-            self.pause.update(kind="host", seat=seat, until=None)
+            self.pause.update(kind="host", seat=seat, until=until)
             return
-        self._stop_clocks("host", seat, now, None)
+        self._stop_clocks("host", seat, now, until)
+
+    def require_resumer(self, seat: int, host_here: bool) -> None:
+        """Who may start the clocks again: the host; or, while the host is away (no socket open, or
+        no host at all), any seated player, of the host's pause only (a hold ends by itself)."""
+        if self.seats[seat].id == self.host:
+            return
+        if self.seats[seat].left:
+            raise RoomError(403, "no_seat", "you no longer hold a seat in this room")
+        if host_here:
+            raise RoomError(403, "not_host", "only the host may resume while they are here")
+        if self.pause is None or self.pause["kind"] != "host":
+            raise RoomError(403, "not_host", "a player's hold ends by itself; only the host ends it early")
 
     def resume(self, now: float, hold_until: float | None = None) -> None:
         """Start the clocks again: the decision clock gets back the seconds it had left, so its
         deadline moves by exactly as long as the clocks were stopped. ``hold_until``: only end the
         hold that ends then (the hub's timer; a newer pause is left alone). A hold ends at its
-        ``until`` even when its timer runs late (a restart), and sooner when the host resumes it."""
+        ``until`` even when its timer runs late (a restart), and sooner when the host resumes it.
+        The host's pause ends the same way at its ``until`` (the room's ``pause_seconds``)."""
         self._require_playing()
         pause = self.pause
         if pause is None:
             raise RoomError(409, "not_paused", "the clocks are not stopped")
-        if hold_until is not None and (pause["kind"] != "hold" or pause["until"] != hold_until):
-            raise RoomError(409, "no_change", "this hold has already ended")
+        if hold_until is not None and pause["until"] != hold_until:
+            raise RoomError(409, "no_change", "this stop has already ended")
         end = now if pause["until"] is None else min(now, pause["until"])
         self.pause = None
         self.deadline = None if pause["left"] is None else end + pause["left"]
@@ -117,6 +132,7 @@ class Clocks(RoomFields):
             "left": p["left"],
             "timer": self.deadline_kind if p["left"] is not None else None,
         }
+
 
 def _decision_text(legal: list[Action]) -> str:
     return _decision_encoder.encode({"legal": legal}).decode()  # action_key's text (non-ASCII unescaped)

@@ -377,10 +377,9 @@ def uvicorn_options(
         "ws_ping_interval": config.ws_ping_interval,
         "ws_ping_timeout": config.ws_ping_timeout,
         "timeout_graceful_shutdown": config.shutdown_seconds,
-        # Behind a proxy, uvicorn takes the client's address from X-Forwarded-For, believed only from
-        # the trusted proxies (before any of this app's limits count it).
-        "proxy_headers": config.proxy_headers,
-        "forwarded_allow_ips": ",".join(config.forwarded_allow_ips),
+        # Behind a proxy the app's guard reads the client's address (server/proxies.py: the rightmost
+        # untrusted hop); uvicorn's own reading would believe the leftmost, client-written one.
+        "proxy_headers": False,
     }
 
 

@@ -16,6 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from conflictology.server.backend import MemoryBackend, RoomBackend
 from conflictology.server.config import ServerConfig
 from conflictology.server.metrics import Metrics
+from conflictology.server.proxies import TrustedProxies, apply_forwarded
 from conflictology.server.refusals import deny_websocket, error
 from conflictology.server.security import HostPolicy, OriginPolicy, RateLimits, client_key, own_host_names
 
@@ -90,6 +91,9 @@ class GuardMiddleware:
         self.metrics = metrics
         self.hosts = HostPolicy(config.allowed_hosts, own_host_names())
         self.origins = OriginPolicy(config.allow_origins)
+        # Behind a proxy the client is read from X-Forwarded-For here, before anything counts it
+        # (uvicorn's own reading is off: it believes the client-written leftmost entry; proxies.py).
+        self.proxies = TrustedProxies(config.forwarded_allow_ips) if config.proxy_headers else None
         on = config.address_limits
         self.writes = RateLimits(config.http_rate_per_second if on else 0, config.http_rate_burst)
         self.reads = RateLimits(config.http_read_rate_per_second if on else 0, config.http_read_burst)
@@ -140,6 +144,8 @@ class GuardMiddleware:
         if kind not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        if self.proxies is not None:
+            apply_forwarded(self.proxies, scope)
         host = _header(scope, b"host")
         if not self.hosts.allowed(host):
             message = f"this server does not answer for {host}"

@@ -20,6 +20,10 @@ Seconds = Annotated[float, Meta(ge=1.0, le=3600.0)]
 Delay = Annotated[float, Meta(ge=0.2, le=30.0)]
 Grace = Annotated[float, Meta(ge=0.0, le=3600.0)]
 Seat = Annotated[int, Meta(ge=0, le=63)]
+# A seat's stable id (public: room info shows it; a seat's token is what proves it is yours).
+SeatId = Annotated[str, Meta(min_length=1, max_length=64)]
+# How long the host's pause stops the clocks at most (then they start again by themselves).
+PauseSeconds = Annotated[float, Meta(ge=5.0, le=3600.0)]
 # How long a player's hold stops every clock (table talk, once per game; docs/protocol.md).
 HoldSeconds = Annotated[float, Meta(ge=1.0, le=300.0)]
 
@@ -44,6 +48,7 @@ class RoomSettings(Struct, forbid_unknown_fields=True):
     # A standing table: its code lasts (serve --standing-days idle) and its games add up by name.
     standing: bool = False
     hold_seconds: HoldSeconds = 30.0
+    pause_seconds: PauseSeconds = 300.0
 
 
 class SettingsPatch(Struct, forbid_unknown_fields=True):
@@ -59,6 +64,7 @@ class SettingsPatch(Struct, forbid_unknown_fields=True):
     spectators: bool | UnsetType = UNSET
     standing: bool | UnsetType = UNSET
     hold_seconds: HoldSeconds | UnsetType = UNSET
+    pause_seconds: PauseSeconds | UnsetType = UNSET
 
     def apply_to(self, settings: RoomSettings) -> RoomSettings:
         changes = {f: getattr(self, f) for f in self.__struct_fields__ if getattr(self, f) is not UNSET}
@@ -95,7 +101,11 @@ class Claim(Struct, forbid_unknown_fields=True):
 
 
 class Kick(Struct, forbid_unknown_fields=True):
-    seat: Seat
+    """A seat to kick, by its stable id (room info's ``seats[].id``); a seat number must come with
+    the id too (numbers shift as seats leave the lobby: a number alone could name someone else)."""
+
+    seat_id: SeatId | None = None
+    seat: Seat | None = None
 
 
 class PatchRoom(Struct, forbid_unknown_fields=True):

@@ -62,6 +62,10 @@ CODE_LENGTH = 6
 FIRST_PLAYER_OPTION = "first_player"
 
 
+# A room's earlier games named in its snapshot (for their replays), the newest this many.
+MAX_PAST_GAMES = 50
+
+
 def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
@@ -157,6 +161,7 @@ class Room(Seats, Clocks, Snapshots):
         for i, s in enumerate(self.seats):
             entry: dict[str, Any] = {
                 "seat": i,
+                "id": s.id,  # stable while the seat lasts (numbers shift); a kick names it
                 "name": s.name,
                 "bot": s.bot,
                 "host": s.id == self.host,
@@ -399,7 +404,8 @@ class Room(Seats, Clocks, Snapshots):
         if self.status is not RoomStatus.OVER:
             raise RoomError(409, "not_over", "a rematch is offered once the game is over")
         if self.game_id:
-            self.past_games.append(self.game_id)
+            # The newest only: the archive keeps every game; the snapshot is written at every change.
+            self.past_games = [*self.past_games, self.game_id][-MAX_PAST_GAMES:]
         self.seats = [s for s in self.seats if not s.left]
         for s in self.seats:
             s.afk = False
@@ -441,7 +447,7 @@ class Room(Seats, Clocks, Snapshots):
             deadline=data["deadline"],
             deadline_kind=data["deadline_kind"],
             decision={int(k): v for k, v in data["decision"].items()},
-            past_games=list(data["past_games"]),
+            past_games=list(data["past_games"])[-MAX_PAST_GAMES:],
             standings=data.get("standings"),
             # (absent from snapshots saved before clocks could be stopped)
             pause=dict(data["pause"]) if data.get("pause") else None,
@@ -457,5 +463,3 @@ class Room(Seats, Clocks, Snapshots):
                 seat.name = seat.name.replace(f"({seat.level})", f"({level})")
                 seat.level = level
         return room
-
-

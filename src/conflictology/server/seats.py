@@ -53,8 +53,6 @@ def copy_seat(seat: Seat) -> Seat:
     return new
 
 
-
-
 class Seats(RoomFields):
     """The seats' part of a room (``rooms.Room`` is made of it)."""
 
@@ -103,7 +101,12 @@ class Seats(RoomFields):
         shown = clean_name(name)
         if not shown:
             raise RoomError(400, "bad_name", "a name needs at least one visible character")
-        shown = distinct_name(shown, (s.name for s in self.seats))
+        taken = [s.name for s in self.seats]
+        if self.settings.standing:
+            # A name of the standing table is its holder's (who claims it back with a token): a
+            # newcomer under it is someone else until they prove otherwise, and is named apart.
+            taken += standings.known_names(self.standings)
+        shown = distinct_name(shown, taken)
         token = new_token()
         self.seats.append(Seat(id=uuid.uuid4().hex, name=shown, token_hash=hash_token(token)))
         return token
@@ -142,6 +145,21 @@ class Seats(RoomFields):
             added.append(len(self.seats) - 1)
         return added
 
+    def kicked_seat(self, seat_id: str | None, seat: int | None) -> int:
+        """The seat a kick names: by its stable id; a number only together with the id of the seat
+        it still holds (a number alone is refused: since the host saw it, a seat before it may have
+        left and the number now names the next one)."""
+        if seat_id is None:
+            message = "name the seat by its id (seat_id, from the room's seats): seat numbers shift"
+            raise RoomError(400, "seat_id_needed", message)
+        index = self.seat_index(seat_id)
+        if index is None:
+            raise RoomError(409, "seat_moved", "no seat with this id in this room (it has left)")
+        if seat is not None and seat != index:
+            message = f"seat {seat} is no longer that seat (it is now seat {index}): look again"
+            raise RoomError(409, "seat_moved", message)
+        return index
+
     def kick(self, seat: int) -> Seat:
         """The host removes a seat: in the lobby it is gone; in a game a bot plays it on; after the
         game it is marked left and gone at the rematch."""
@@ -150,6 +168,9 @@ class Seats(RoomFields):
         target = self.seats[seat]
         if target.id == self.host:
             raise RoomError(400, "bad_seat", "the host cannot kick themselves (leave instead)")
+        if target.token_hash is not None and self.standings is not None:
+            # No device of theirs claims a seat here again (``claim``); their games still count.
+            self.standings = standings.without_holder(self.standings, target.token_hash)
         if self._holds_game():
             if self.status is RoomStatus.PLAYING and target.bot:
                 raise RoomError(409, "bad_seat", "a bot already plays this seat")
@@ -220,5 +241,5 @@ class Seats(RoomFields):
         new = new_token()
         self.seats.append(Seat(id=uuid.uuid4().hex, name=name, token_hash=hash_token(new)))
         assert self.standings is not None  # a name was found in it
-        self.standings = standings.with_key(self.standings, name, hash_token(new))
+        self.standings = standings.with_key(self.standings, key, hash_token(new))
         return len(self.seats) - 1, new, name

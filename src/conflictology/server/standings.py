@@ -1,8 +1,13 @@
 """A standing table's record: every game played in a *standing* room, added up by player name.
 
-No accounts: a name is a player (compared ignoring case). Each name also keeps the SHA-256 of the
-seat tokens it played with (never shown), so that a player on a new device can claim the name's
-history with a token from a game they played there (``Room.claim``). The record lives in the room's
+No accounts: a standing is held by the seat tokens it was played with (their SHA-256, never shown),
+not by its name. A seat whose token holds an entry adds its games to that entry; any other seat gets
+an entry of its own, never merged into another's (a newcomer taking a name of the table is renamed
+at join, ``Seats.join``; should a name still collide here, the entry is told apart the same way). A
+player on a new device claims their entry with a token from a game they played there
+(``Room.claim``), which adds the new device's token to it; only the holder's own claims add keys, so
+nobody else's games push them out. A kick takes away every key of the kicked player's entry: they
+cannot claim their way back to the table. The record lives in the room's
 snapshot, so it is saved with every change and survives restarts on every backend (SQL snapshots,
 Redis). Functions here never change a record in place: they return a new one (a snapshot being
 written on another thread may still hold the old one).
@@ -17,7 +22,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conflictology.server.security import same_hash
+from conflictology.server.security import distinct_name, same_hash
 
 # Bounds: a room is open to anyone with its code, so its record cannot grow without limit.
 MAX_NAMES = 64  # beyond it, the name that played longest ago is dropped
@@ -50,19 +55,32 @@ def added(
         return out  # counted already (a room's game ends once, but be safe on a replayed change)
     players: dict[str, Any] = out["players"]
     names: list[str] = []
+    names_by_seat: dict[int, str] = {}
     for seat, (name, key) in enumerate(seats):
         if not name:
             continue
-        names.append(name)
-        fresh = {"name": name, "games": 0, "wins": 0, "keys": [], "by_game": {}}
-        entry = players.setdefault(name_key(name), fresh)
-        entry["name"] = name
+        entry = _entry_of(players, key) if key is not None else None
+        if entry is None and key is None:
+            # A seat whose token is gone (kicked or given up mid-game): its name is still its own
+            # (names are told apart at join), but only an entry no token holds is ever merged with it.
+            same = players.get(name_key(name))
+            entry = same if same is not None and not same.get("keys") else None
+        if entry is None:
+            shown = distinct_name(name, (e["name"] for e in players.values()))
+            entry = {
+                "name": shown,
+                "games": 0,
+                "wins": 0,
+                "keys": [] if key is None else [key],
+                "by_game": {},
+            }
+            players[_free_slot(players, shown)] = entry
+        names.append(entry["name"])
+        names_by_seat[seat] = entry["name"]
         won = int(seat in winners)
         entry["games"] += 1
         entry["wins"] += won
         entry["last"] = now
-        if key is not None and not _holds(entry, key):
-            entry["keys"] = [*entry["keys"], key][-MAX_KEYS:]
         per = entry["by_game"].setdefault(game, {"games": 0, "wins": 0})
         per["games"] += 1
         per["wins"] += won
@@ -78,19 +96,46 @@ def added(
             "game": game,
             "finished": now,
             "players": names,
-            "winners": [seats[w][0] for w in winners if w < len(seats) and seats[w][0]],
+            "winners": [names_by_seat[w] for w in winners if w in names_by_seat],
         },
     ][-MAX_GAMES:]
     return out
 
 
-def with_key(record: dict[str, Any], name: str, key: str) -> dict[str, Any]:
-    """The record with one more token hash for ``name`` (a claim on a new device)."""
+def with_key(record: dict[str, Any], held: str, key: str) -> dict[str, Any]:
+    """The record with one more token hash (``key``, a claim on a new device) for the entry that
+    ``held`` holds: its own oldest device's is dropped past MAX_KEYS, never anyone else's."""
     out = copy.deepcopy(record)
-    entry = out["players"].get(name_key(name))
+    entry = _entry_of(out["players"], held)
     if entry is not None and not _holds(entry, key):
         entry["keys"] = [*entry["keys"], key][-MAX_KEYS:]
     return out
+
+
+def without_holder(record: dict[str, Any], key: str) -> dict[str, Any]:
+    """The record with every key of the entry that ``key`` holds taken away (its holder was kicked:
+    no device of theirs claims a seat again; the games they played still count)."""
+    out = copy.deepcopy(record)
+    entry = _entry_of(out["players"], key)
+    if entry is not None:
+        entry["keys"] = []
+    return out
+
+
+def known_names(record: dict[str, Any] | None) -> list[str]:
+    """The names the standings know (a newcomer taking one is told apart)."""
+    return [str(e["name"]) for e in (record or {}).get("players", {}).values()]
+
+
+def _entry_of(players: dict[str, Any], key: str) -> dict[str, Any] | None:
+    return next((e for e in players.values() if _holds(e, key)), None)
+
+
+def _free_slot(players: dict[str, Any], name: str) -> str:
+    slot, n = name_key(name), 2
+    while slot in players:
+        slot, n = f"{name_key(name)}#{n}", n + 1
+    return slot
 
 
 def _holds(entry: dict[str, Any], key: str) -> bool:

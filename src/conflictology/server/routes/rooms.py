@@ -20,7 +20,7 @@ from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Hub
 from conflictology.server.rooms import Room, RoomError
 from conflictology.server.routes.common import bearer_token, read_body, room_code
-from conflictology.server.security import client_key
+from conflictology.server.security import clean_name, client_key
 
 # The room listing: built at most this often, from at most this many rooms (newest first).
 LISTING_SECONDS = 1.0
@@ -85,8 +85,12 @@ class RoomRoutes:
 
     async def join(self, request: Request) -> Response:
         body = await read_body(request, protocol.JoinRoom, self.config.max_body_bytes)
-        _, (seat, token) = await self.hub.change(room_code(request), lambda r: r.join(body.name))
-        return JSONResponse({"seat": seat, "token": token}, status_code=201)
+        room, (seat, token) = await self.hub.change(room_code(request), lambda r: r.join(body.name))
+        # The name seated: told apart (``Ana 2``) when someone at the table, or of its standings,
+        # has the one asked for; ``renamed`` says so (the client tells the player).
+        name = room.seats[seat].name
+        answer = {"seat": seat, "token": token, "name": name, "renamed": name != clean_name(body.name)}
+        return JSONResponse(answer, status_code=201)
 
     async def add_bots(self, request: Request) -> Response:
         body = await read_body(request, protocol.AddBots, self.config.max_body_bytes)
@@ -116,7 +120,7 @@ class RoomRoutes:
 
         def kick(r: Room) -> None:
             r.require_host(token)
-            r.kick(body.seat)
+            r.kick(r.kicked_seat(body.seat_id, body.seat))
 
         room, _ = await self.hub.change(room_code(request), kick)
         return JSONResponse(self._info(room))
@@ -178,12 +182,15 @@ class RoomRoutes:
         return JSONResponse({"pause": room.pause_info(), "deadline": room.deadline, "seq": room.seq})
 
     async def resume(self, request: Request) -> Response:
-        """The host starts the clocks again (ending their pause, or a player's hold early)."""
+        """The host starts the clocks again (ending their pause, or a player's hold early); while the
+        host is away, any seated player may end the host's pause."""
         await read_body(request, protocol.Empty, self.config.max_body_bytes)
         token = bearer_token(request)
 
         def resume(r: Room) -> None:
-            r.require_host(token)
+            seat = r.require_seat(token)
+            host = r.host_index()
+            r.require_resumer(seat, host is not None and host in self.hub.connected_seats(r))
             r.resume(time.time())
 
         room, _ = await self.hub.change(room_code(request), resume)

@@ -59,7 +59,7 @@ export default {
     choice_seconds: 'Choices (seconds)', hold_seconds: 'A hold for table talk (seconds)', spectators: 'Allow spectators',
     standing: 'Standing table (the room lasts; games add up)',
   },
-  join: { title: 'Join this game of {game}', started: 'This game has already started: you can watch it.' },
+  join: { title: 'Join this game of {game}', started: 'This game has already started: you can watch it.', renamed: 'That name is taken at this table: you play as {name}.' },
   gone: { notFound: 'This room does not exist (any more).', network: 'The server cannot be reached.' },
   lobby: {
     copied: '{what} copied', seats: 'Seats', connected: 'connected', disconnected: 'disconnected', host: 'host',

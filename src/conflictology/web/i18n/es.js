@@ -59,7 +59,7 @@ export default {
     hold_seconds: 'Pausa para hablar (segundos)', choice_seconds: 'Elecciones (segundos)', spectators: 'Permitir espectadores',
     standing: 'Mesa permanente (la sala dura; las partidas suman)',
   },
-  join: { title: 'Únete a esta partida de {game}', started: 'Esta partida ya empezó: puedes mirarla.' },
+  join: { title: 'Únete a esta partida de {game}', started: 'Esta partida ya empezó: puedes mirarla.', renamed: 'Ese nombre ya está en esta mesa: juegas como {name}.' },
   gone: { notFound: 'Esta sala no existe (o ya no existe).', network: 'No se puede contactar con el servidor.' },
   lobby: {
     copied: '{what}: copiado', seats: 'Asientos', connected: 'conectado', disconnected: 'desconectado', host: 'anfitrión',

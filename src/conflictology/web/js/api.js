@@ -45,7 +45,7 @@ export class Api {
   }
   start(code, token) { return this.request('POST', `/api/rooms/${enc(code)}/start`, {}, token); }
   // Beyond the contract (docs/protocol.md): host actions and leaving.
-  kick(code, token, seat) { return this.request('POST', `/api/rooms/${enc(code)}/kick`, { seat }, token); }
+  kick(code, token, seat, seatId) { return this.request('POST', `/api/rooms/${enc(code)}/kick`, { seat, seat_id: seatId }, token); }
   patchRoom(code, token, body) { return this.request('PATCH', `/api/rooms/${enc(code)}`, body, token); }
   rematch(code, token) { return this.request('POST', `/api/rooms/${enc(code)}/rematch`, {}, token); }
   leave(code, token) { return this.request('POST', `/api/rooms/${enc(code)}/leave`, {}, token); }

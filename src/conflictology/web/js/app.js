@@ -275,7 +275,10 @@ async function joinRoom(code, name) {
   if (saved && saved.token) { await openRoom(code); return; }
   try {
     const res = await app.api.join(code, name);
-    keepSeat(code, { token: res.token, seat: res.seat, name });
+    // A name someone at the table (or of its standings) has is told apart: say so.
+    const seated = res.name || name;
+    keepSeat(code, { token: res.token, seat: res.seat, name: seated });
+    if (res.renamed) showToast(t('join.renamed', { name: seated }));
     await openRoom(code);
   } catch (err) {
     showToast(errorText(err.code, err.message), 'error');

@@ -67,7 +67,7 @@ export function seatList(app, room, host) {
       s.afk || s.left ? h('span', { class: 'tag away' }, t('common.away')) : null,
       host && s.seat !== state.seat ? h('button', { type: 'button', class: 'ghost small', 'data-k': `kick-${s.seat}`,
         'aria-label': t('lobby.kickName', { name: s.name }),
-        onclick: () => app.hostCall((api, token) => api.kick(state.code, token, s.seat)) }, t('lobby.kick')) : null)));
+        onclick: () => app.hostCall((api, token) => api.kick(state.code, token, s.seat, s.id)) }, t('lobby.kick')) : null)));
 }
 
 // The host may switch the table to another game between games (a standing room's evening goes
