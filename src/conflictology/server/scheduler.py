@@ -138,7 +138,7 @@ class Scheduler:
                 self._start_task(code, "timer", partial(self._timer, code, room.seq, room.deadline), room.seq)
         elif timer is not None:
             self._cancel(code, "timer")
-        # The end of a player's hold (the host's pause has none: the host resumes it).
+        # The end of a hold, or of the host's pause (which lasts at most the room's pause_seconds).
         hold = tasks.get("hold")
         until = room.pause["until"] if playing and room.pause is not None else None
         if until is not None:
