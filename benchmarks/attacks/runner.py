@@ -25,6 +25,7 @@ from benchmarks.attacks.defences import attack_defences
 from benchmarks.attacks.guessing import attack_guessing
 from benchmarks.attacks.kill9 import attack_kill9
 from benchmarks.attacks.log_flood import attack_log_flood
+from benchmarks.attacks.long_game import attack_long_game
 from benchmarks.attacks.redis_outage import attack_redis_outage
 from benchmarks.attacks.room_flood import attack_room_flood
 from benchmarks.attacks.servers import Probe, RedisProc, ServerProc, probe_child
@@ -65,6 +66,8 @@ ATTACKS = [
            lambda a: a.outage + 150, needs_redis=True),
     Attack("log-flood", attack_log_flood, "invalid UTF-8 WebSocket frames", lambda a: 120 + a.bad_frames / 5),
     Attack("defences", attack_defences, "headers, DNS rebinding, names", lambda a: 60),
+    Attack("long-game", attack_long_game, "a Capitol game that never ends, watched; pause toggles",
+           lambda a: _d(a, 90) + 120),
 ]  # fmt: skip
 
 
@@ -233,6 +236,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--outage", type=float, default=4.0, help="seconds Redis stays down")
     ap.add_argument("--outage-rooms", type=int, default=8)
     ap.add_argument("--bad-frames", type=int, default=300)
+    ap.add_argument("--long-actions", type=int, default=1500, help="actions of the long game")
+    ap.add_argument("--long-spectators", type=int, default=10, help="its spectators (half with deltas)")
     ap.add_argument("--probe-child", metavar="URL", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
