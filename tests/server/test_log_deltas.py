@@ -236,3 +236,28 @@ def test_the_socket_asks_for_deltas_with_v2_and_an_unknown_version_is_refused(tm
             assert again["view"]["log"] == old["view"]["log"]
         with pytest.raises(Exception, match="400"), connect(ws_url + "&v=3"):
             pass
+
+
+def test_sockets_up_to_date_share_one_text_per_seat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three tabs of a seat and three spectators, all up to date: one change, one encode per seat
+    (not per socket); a socket that just synced differs and costs one more."""
+    from conflictology.server import master
+
+    async def test(hub: Hub, room: Room) -> None:
+        sockets = [await open_socket(hub, s) for s in (0, 0, 0, None, None, None)]
+        room, _ = await hub.change("LOGS23", lambda r: r.start(1000.0, seed=7))
+        for _ in range(3):
+            seat, action = reporter_loop(room)
+            room, _ = await hub.change("LOGS23", lambda r, s=seat, a=action: r.act(s, a, r.seq, 1000.0))
+        encoded: list[str] = []
+        real = master.encode
+        monkeypatch.setattr(master, "encode", lambda m: encoded.append("") or real(m))
+        seat, action = reporter_loop(room)
+        room, _ = await hub.change("LOGS23", lambda r: r.act(seat, action, r.seq, 1000.0))
+        assert len(encoded) == 2  # seat 0's and the spectators'
+        await hub.send_current(sockets[0][1])  # a sync: the whole text, encoded once more
+        seat, action = reporter_loop(room)
+        room, _ = await hub.change("LOGS23", lambda r: r.act(seat, action, r.seq, 1000.0))
+        assert len(encoded) == 3 + 2  # the synced tab's next delta starts where the others' does
+
+    run(tmp_path, "capitol", test)

@@ -135,7 +135,8 @@ class Hub:
         self._side_tasks: set[asyncio.Task[None]] = set()
         # Snapshots and archives, written in batches: a change is shown once it is durable.
         self.durability = SnapshotWriter(config, store, self.broadcast)
-        # The texts of the last broadcast, per room (a sync or a second tab is answered from them).
+        # The messages of the last broadcast, per room and seat, with their texts by where a socket's
+        # log ends (a sync or a second tab is answered from them; see master.SeatTexts).
         self._texts = master.Texts()
         self._spectators: dict[str, int] = {}  # spectator sockets per client address
         self._watching: set[str] = set()  # rooms whose changes this process follows for its sockets
