@@ -28,6 +28,7 @@ from benchmarks.attacks.kill9 import attack_kill9
 from benchmarks.attacks.log_flood import attack_log_flood
 from benchmarks.attacks.proxies import SERVE as PROXY_SERVE
 from benchmarks.attacks.proxies import attack_appending_proxy
+from benchmarks.attacks.long_game import attack_long_game
 from benchmarks.attacks.redis_outage import attack_redis_outage
 from benchmarks.attacks.room_flood import attack_room_flood
 from benchmarks.attacks.servers import Probe, RedisProc, ServerProc, probe_child
@@ -82,6 +83,8 @@ ATTACKS = [
            lambda a: _d(a, 120) + 60),
     Attack("kick-race", attack_kick_race, "a kick by a seat number that shifted", lambda a: 60),
     Attack("abandoned-pause", attack_abandoned_pause, "the host pauses and walks away", lambda a: 60),
+    Attack("long-game", attack_long_game, "a Capitol game that never ends, watched; pause toggles",
+           lambda a: _d(a, 90) + 120),
 ]  # fmt: skip
 
 
@@ -254,6 +257,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--outage", type=float, default=4.0, help="seconds Redis (or PostgreSQL) stays down")
     ap.add_argument("--outage-rooms", type=int, default=8)
     ap.add_argument("--bad-frames", type=int, default=300)
+    ap.add_argument("--long-actions", type=int, default=1500, help="actions of the long game")
+    ap.add_argument("--long-spectators", type=int, default=10, help="its spectators (half with deltas)")
     ap.add_argument("--probe-child", metavar="URL", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,9 @@ def test_each_socket_gets_only_its_own_view_of_a_change(tmp_path: Path) -> None:
         for socket, lobbies in zip(sockets, (3, 2, 1, 1), strict=True):  # as each seat came online
             for _ in range(lobbies):
                 assert (await socket.next())["type"] == "lobby"
-        room, _ = await hub.change("HUB234", lambda r: r.start(1000.0))
+        # Started now: a clock started long ago would run out at once, and the timeout's state could
+        # overtake the start's before the sockets are read.
+        room, _ = await hub.change("HUB234", lambda r: r.start(time.time()))
         assert room.state is not None
         for seat, socket in zip((0, 1, 2, None), sockets, strict=True):
             msg = await socket.next()

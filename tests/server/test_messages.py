@@ -110,9 +110,9 @@ def test_a_broadcast_shares_what_every_seat_is_told_alike_and_still_matches() ->
     room.hold(2, 1001.0)
     connected = {0, 2}
     info, shared = room.info(connected), master.table(room)
-    cache: dict[int | None, str] = {}
+    cache: dict[int | None, master.SeatTexts] = {}
     for seat in (0, 1, 2, None, 0):
-        text = master.text_for(room, seat, connected, cache, info, shared)
+        text = master.texts_for(room, seat, connected, cache, info, shared).text(None, deltas=False)
         assert text.encode() == _dicts.encode(old_message(room, seat, connected))
     assert set(cache) == {0, 1, 2, None}
 

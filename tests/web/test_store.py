@@ -155,3 +155,80 @@ def test_no_client_module_copies_the_servers_lists() -> None:
     for path in web.rglob("*.js"):
         text = path.read_text(encoding="utf-8")
         assert "heuristic-honest" not in text and "forced_scandal" not in text, path
+
+
+def record_deltas(server: WebServer, page: Page) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A bots' game watched by two spectator sockets, one asking for log deltas (``?v=2``) and one
+    not, and by the client's own Connection in ``page`` (whose held log is dropped after its first
+    state, as if it had missed messages). Returns the two sockets' messages, in order."""
+    http = server.api()
+    ben = http.post(
+        "/api/rooms", json={"game": "capitol", "name": "Ben", "settings": {"timers": False}}
+    ).json()
+    code, host = ben["code"], {"Authorization": f"Bearer {ben['token']}"}
+    assert http.post(f"/api/rooms/{code}/bots", json={"count": 3, "level": "random"}, headers=host).is_success
+    ws_url = server.url.replace("http://", "ws://") + f"/ws/{code}"
+    page.evaluate(WATCH, {"url": ws_url})
+    page.wait_for_function("window.got.length > 0")
+    messages: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+    with connect(ws_url) as whole, connect(ws_url + "?v=2") as deltas:
+        for ws in (whole, deltas):
+            messages[ws is deltas].append(json.loads(ws.recv(timeout=10)))
+        assert http.post(f"/api/rooms/{code}/start", headers=host).is_success
+        # Ben leaves: a bot plays his seat, and the game plays itself to its end.
+        assert http.post(f"/api/rooms/{code}/leave", headers=host).is_success
+        for ws in (whole, deltas):
+            while "winners" not in messages[ws is deltas][-1]:
+                messages[ws is deltas].append(json.loads(ws.recv(timeout=30)))
+    page.wait_for_function("window.got.some((m) => m.winners)", timeout=30000)
+    return messages
+
+
+WATCH = """async ({url}) => {
+  const { Connection } = await import('/js/connection.js');
+  window.got = [];
+  window.sent = [];
+  const conn = new Connection(url, { onMessage: (m) => {
+    window.got.push(m);
+    // After its first state the socket's log is dropped: its next delta is a gap.
+    if (m.type === 'state' && window.got.filter((x) => x.type === 'state').length === 1) conn.log = [];
+  } });
+  const send = conn.send.bind(conn);
+  conn.send = (obj) => { window.sent.push(obj); return send(obj); };
+  window.conn = conn;
+}"""
+
+JOIN = """async ({messages}) => {
+  const { joinLog } = await import('/js/store.js');
+  let held = [];
+  const out = [];
+  for (const msg of messages) {
+    const joined = joinLog(held, msg);
+    if (msg.type !== 'state') continue;
+    held = joined.view.log;
+    out.push({ seq: msg.seq, log: held, from: msg.log_from, sent: msg.view.log.length });
+  }
+  const gap = joinLog([], { type: 'state', log_from: 2, view: { log: [{}] } });
+  const whole = joinLog([{ a: 1 }], { type: 'state', view: { log: [{ b: 2 }] } });
+  return { out, gap, whole: whole.view.log };
+}"""
+
+
+def test_the_client_joins_log_deltas_into_the_seats_whole_log(page: Page, server: WebServer) -> None:
+    page.goto(server.url + "/")
+    whole, deltas = record_deltas(server, page)
+    logs = {m["seq"]: m["view"]["log"] for m in whole if m["type"] == "state"}
+    assert len(logs) > 5 and all("log_from" not in m for m in whole)
+    got = page.evaluate(JOIN, {"messages": deltas})
+    assert got["gap"] is None and got["whole"] == [{"b": 2}]
+    joined = got["out"]
+    assert joined[0]["from"] == 0 and any(j["from"] > 0 for j in joined)
+    for step in joined:  # what the client holds is, at every state, the full view's log
+        assert step["log"] == logs[step["seq"]]
+    assert sum(j["sent"] for j in joined) < sum(len(log) for log in logs.values()) / 2
+    # The client's own socket: asked for v2, found its gap, asked for a sync, and ends whole.
+    seen = page.evaluate("({ url: window.conn.url, sent: window.sent, got: window.got })")
+    assert "v=2" in seen["url"] and {"type": "sync"} in seen["sent"]
+    states = [m for m in seen["got"] if m["type"] == "state"]
+    assert all(m["view"]["log"] == logs[m["seq"]] for m in states)
+    assert states[-1]["view"]["log"] == logs[max(logs)]

@@ -32,7 +32,26 @@ def _ws_url(server: str, code: str, token: str) -> str:
         base = "wss://" + base[8:]
     elif base.startswith("http://"):
         base = "ws://" + base[7:]
-    return f"{base}/ws/{quote(code)}?token={quote(token)}"
+    # v=2: each state message carries only the log entries this socket lacks (docs/protocol.md).
+    return f"{base}/ws/{quote(code)}?token={quote(token)}&v=2"
+
+
+class LogJoin:
+    """A socket's game log, joined from the ``log_from`` of each state message (protocol v2): the
+    view's ``log`` holds the entries from ``log_from`` on, the earlier ones are those held."""
+
+    def __init__(self) -> None:
+        self.log: list[dict[str, Any]] = []
+
+    def join(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        """``msg`` with its view's whole log, or None for a gap (entries never received: ask for a
+        ``sync``, whose answer is whole). A message without ``log_from`` is whole already."""
+        view = msg["view"]
+        start = msg.get("log_from", 0)
+        if start > len(self.log):
+            return None
+        self.log = self.log[:start] + view["log"]
+        return {**msg, "view": {**view, "log": self.log}}
 
 
 async def run_bot(
@@ -63,6 +82,7 @@ async def run_bot(
     decisions = errors = 0
     finished = 0
     winners: list[int] = []
+    logs = LogJoin()
     async with websockets.connect(_ws_url(server, code, token), max_size=2**22) as ws:
         async for raw in ws:
             msg: dict[str, Any] = json.loads(raw)
@@ -74,6 +94,11 @@ async def run_bot(
                 break
             if kind != "state":
                 continue
+            joined = logs.join(msg)
+            if joined is None:
+                await ws.send(json.dumps({"type": "sync"}))
+                continue
+            msg = joined
             view = msg["view"]
             if bot is None or view.get("you") != seat:
                 seat = view["you"]

@@ -50,11 +50,21 @@ class Connection:
     queue drained by one writer task, so replies on one connection keep their order."""
 
     def __init__(
-        self, ws: Any, code: str, seat_id: str | None, config: ServerConfig, address: str = "?"
+        self,
+        ws: Any,
+        code: str,
+        seat_id: str | None,
+        config: ServerConfig,
+        address: str = "?",
+        deltas: bool = False,
     ) -> None:
         self.ws = ws
         self.code = code
         self.seat_id = seat_id
+        # Log deltas (``?v=2``): each state message carries only the log entries not sent yet on this
+        # socket (``held``: where its log ends after the last message); without, the whole view.
+        self.deltas = deltas
+        self.held: master.Held | None = None
         self.address = address  # the client address its limits count under (security.client_key)
         self.opened = time.monotonic()
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
@@ -77,6 +87,11 @@ class Connection:
 
     def send(self, message: ServerMessage) -> None:
         self.send_text(_encoder.encode(message).decode())
+
+    def send_room(self, texts: master.SeatTexts) -> None:
+        """This socket's text of a seat's message: its log from where this socket's ends."""
+        self.send_text(texts.text(self.held, self.deltas))
+        self.held = texts.held
 
     def send_text(self, text: str) -> None:
         if self.closed:
@@ -119,7 +134,8 @@ class Hub:
         self._side_tasks: set[asyncio.Task[None]] = set()
         # Snapshots and archives, written in batches: a change is shown once it is durable.
         self.durability = SnapshotWriter(config, store, self.broadcast, self.backend.archive_queue())
-        # The texts of the last broadcast, per room (a sync or a second tab is answered from them).
+        # The messages of the last broadcast, per room and seat, with their texts by where a socket's
+        # log ends (a sync or a second tab is answered from them; see master.SeatTexts).
         self._texts = master.Texts()
         self._spectators: dict[str, int] = {}  # spectator sockets per client address
         self._watching: set[str] = set()  # rooms whose changes this process follows for its sockets
@@ -337,7 +353,7 @@ class Hub:
                 conn.send(Left())
                 conn.close()
                 continue
-            conn.send_text(master.text_for(room, idx, connected, cache, info, shared))
+            conn.send_room(master.texts_for(room, idx, connected, cache, info, shared))
 
     async def _schedule_latest(self, code: str) -> None:
         # Clocks and bots follow the room as it is now, not as it was last shown (an older seq would
@@ -413,16 +429,14 @@ class Hub:
                 await self._schedule_latest(conn.code)
 
     async def send_current(self, conn: Connection) -> None:
-        """The connection's message for the room as last shown; from the last broadcast's texts when
-        nothing changed since (a ``sync`` costs a lookup, not a view)."""
+        """The connection's message for the room as last shown, its log whole (a ``sync``, a second
+        tab, a spectator arriving); from the last broadcast's texts when nothing changed since (a
+        ``sync`` costs a lookup, not a view)."""
         room = await self.room(conn.code)
         idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
         connected = self.connected_seats(room)
-        cache = self._texts.current(room, connected)
-        if cache is not None:
-            conn.send_text(master.text_for(room, idx, connected, cache))
-            return
-        conn.send(master.message_for(room, idx, connected))
+        conn.held = None  # whatever it had: a sync is asked for when a client's log is wrong
+        conn.send_room(master.texts_for(room, idx, connected, self._texts.current(room, connected)))
 
     # ---- reactions: shown, never stored ------------------------------------------------------------
 

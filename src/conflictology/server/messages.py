@@ -52,7 +52,11 @@ class Lobby(Struct, tag="lobby", tag_field="type"):
 
 class State(Struct, tag="state", tag_field="type"):
     """From the start on, the end included: the receiver's own view and legal actions, the decision
-    clock, and what every seat is told alike of the clocks (``timeouts``, ``pause``, ``holds``)."""
+    clock, and what every seat is told alike of the clocks (``timeouts``, ``pause``, ``holds``).
+
+    ``log_from`` (only to a connection that asked for log deltas, ``/ws/{code}?v=2``): the view's
+    ``log`` holds the entries from this index on, those the connection has not been sent yet; its
+    earlier entries are the ones the connection's previous message ended with (0: the whole log)."""
 
     seq: int
     view: dict[str, Any]
@@ -64,6 +68,7 @@ class State(Struct, tag="state", tag_field="type"):
     pause: Pause | None
     holds: list[int]
     winners: list[int] | UnsetType = UNSET
+    log_from: int | UnsetType = UNSET
 
 
 class Reaction(Struct, tag="reaction", tag_field="type"):

@@ -39,6 +39,10 @@ def replaced_message() -> messages.Replaced:
 
 # ---- the endpoint --------------------------------------------------------------------------------
 
+# What a client may ask for with ``?v=`` (docs/protocol.md): 1, the whole view in every message (the
+# default: a client written before deltas keeps working unchanged); 2, log deltas (``log_from``).
+PROTOCOL_VERSIONS = ("1", "2")
+
 
 class SocketTransport:
     """The WebSocket of every room, sharing one hub."""
@@ -65,6 +69,11 @@ class SocketTransport:
         code = normalize_code(str(websocket.path_params["code"]))
         token = websocket.query_params.get("token")
         scope, receive, send = websocket.scope, websocket.receive, websocket.send
+        version = websocket.query_params.get("v", "1")
+        if version not in PROTOCOL_VERSIONS:
+            known = ", ".join(PROTOCOL_VERSIONS)
+            await deny_websocket(scope, receive, send, 400, "bad_version", f"v is one of {known}")
+            return
         try:
             room = await self.hub.backend.get(code) if plausible_code(code) else None
         except BackendUnavailable as exc:
@@ -99,7 +108,7 @@ class SocketTransport:
                 await deny_websocket(scope, receive, send, 429, "too_many_spectators", refusal, 10)
                 return
         client = websocket.scope.get("client") or ("?", 0)
-        conn = Connection(websocket, code, seat_id, self.config, client_key(str(client[0])))
+        conn = Connection(websocket, code, seat_id, self.config, client_key(str(client[0])), version == "2")
         self.hub.admit(conn)  # counted now, before the handshake's answer lets others through
         try:
             # Inside the try: a handshake or an attach that fails half-way (Redis gone) must not

@@ -1,11 +1,23 @@
 // One WebSocket per seat (or spectator), docs/protocol.md: it pushes `lobby` and `state` messages
 // and takes `act`, `react`, `ping` and `sync`. It reconnects by itself after any drop.
+//
+// It asks for log deltas (`?v=2`): each state message carries only the log entries this socket has
+// not had yet, and the connection joins them to the log it holds, so the rest of the client sees
+// whole views. A new socket's first state is whole; a gap (entries never received) asks for a sync.
+
+import { joinLog } from './store.js';
+
+// The protocol version this client speaks (docs/protocol.md, "Log deltas").
+export const PROTOCOL = '2';
 
 // A socket that reconnects by itself with exponential backoff (0.5 s doubling to 8 s) after any drop,
 // until close() is called. Handlers: onMessage(msg), onStatus('connecting'|'open'|'retrying', attempt).
 export class Connection {
   constructor(url, { onMessage, onStatus, onGiveUp, shouldRetry }) {
-    this.url = url;
+    const withVersion = new URL(url);
+    withVersion.searchParams.set('v', PROTOCOL);
+    this.url = withVersion.toString();
+    this.log = [];  // the game log this socket has been sent (each socket starts with none)
     this.onMessage = onMessage;
     this.onStatus = onStatus || (() => {});
     this.onGiveUp = onGiveUp || (() => {});
@@ -22,6 +34,7 @@ export class Connection {
     this.onStatus(this.attempt ? 'retrying' : 'connecting', this.attempt);
     const ws = new WebSocket(this.url);
     this.ws = ws;
+    this.log = [];
     ws.addEventListener('open', () => {
       this.attempt = 0;
       this.onStatus('open', 0);
@@ -32,6 +45,16 @@ export class Connection {
       if (this.closed || this.ws !== ws) return;
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
+      if (msg && msg.type === 'state') {
+        const joined = joinLog(this.log, msg);
+        if (!joined) {
+          // Entries this socket never got: ask for the whole state rather than show a wrong log.
+          this.send({ type: 'sync' });
+          return;
+        }
+        msg = joined;
+        this.log = (msg.view && msg.view.log) || [];
+      }
       this.onMessage(msg);
     });
     ws.addEventListener('close', () => {

@@ -143,6 +143,21 @@ function noteTimeouts(state, msg, now) {
   return { game: gameId, marks, note, logLen: log.length };
 }
 
+// ---- log deltas (docs/protocol.md, "Log deltas") -----------------------------------------------
+
+// A state message with its view's log whole. `held` is the log the socket holds after its previous
+// message; `log_from` (v2) says where the message's log starts in it: the entries before are held
+// ones, 0 means the message is whole. A message without `log_from` is whole already. Null for a gap
+// (the message starts past what is held: entries were never received), which a `sync` mends.
+export function joinLog(held, msg) {
+  if (!msg || msg.type !== 'state' || !msg.view || typeof msg.log_from !== 'number') return msg;
+  const from = msg.log_from;
+  if (from > held.length) return null;
+  const tail = msg.view.log || [];
+  const log = from === 0 ? tail : held.slice(0, from).concat(tail);
+  return { ...msg, view: { ...msg.view, log } };
+}
+
 // ---- what screens ask of the state --------------------------------------------------------------
 
 export function isOver(view) {
