@@ -26,9 +26,9 @@ from benchmarks.attacks.defences import attack_defences
 from benchmarks.attacks.guessing import attack_guessing
 from benchmarks.attacks.kill9 import attack_kill9
 from benchmarks.attacks.log_flood import attack_log_flood
+from benchmarks.attacks.long_game import attack_long_game
 from benchmarks.attacks.proxies import SERVE as PROXY_SERVE
 from benchmarks.attacks.proxies import attack_appending_proxy
-from benchmarks.attacks.long_game import attack_long_game
 from benchmarks.attacks.redis_outage import attack_redis_outage
 from benchmarks.attacks.room_flood import attack_room_flood
 from benchmarks.attacks.servers import Probe, RedisProc, ServerProc, probe_child

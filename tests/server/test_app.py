@@ -102,9 +102,13 @@ def test_every_documented_route_answers(server: Server) -> None:
             assert paused["pause"] is not None and set(paused) == {"pause", "deadline", "seq"}
             resumed = answer(http.post(f"/api/rooms/{code}/resume", headers=auth(host)), 200)
             assert resumed["pause"] is None
+            # Left and taken back while paused: bots wait while the clocks are stopped, so the bot that
+            # stands in for the seat cannot finish the (short) game before the seat is taken back.
+            answer(http.post(f"/api/rooms/{code}/pause", headers=auth(host)), 200)
             assert answer(http.post(f"/api/rooms/{code}/leave", headers=auth(host)), 200) == {"left": True}
             back = answer(http.post(f"/api/rooms/{code}/rejoin", headers=auth(host)), 200)
             assert back["seat"] == 0 and back["room"]["code"] == code
+            assert answer(http.post(f"/api/rooms/{code}/resume", headers=auth(host)), 200)["pause"] is None
             player.close()  # (a seat that left is let go of: a fresh socket for the seat taken back)
             player = Player(server, code, host, 0)
             play_randomly([player])

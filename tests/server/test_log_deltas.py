@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -210,7 +211,8 @@ def test_a_new_socket_and_a_sync_get_the_whole_log_and_a_gap_is_found(tmp_path: 
             nxt = json.loads(s.drain()[-1])
             assert nxt["log_from"] == len(whole_log)
         # A pause toggled is sent as what changed: no entry at all.
-        await hub.change("LOGS23", lambda r: r.host_pause(0, 1001.0))
+        # (now, not a made-up time: the pause lasts pause_seconds from it, and its end is scheduled)
+        await hub.change("LOGS23", lambda r: r.host_pause(0, time.time()))
         paused = json.loads(socket.drain()[-1])
         assert paused["pause"] is not None and paused["view"]["log"] == []
 
