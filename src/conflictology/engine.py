@@ -1,6 +1,6 @@
 """The engine contract every game implements and every consumer (server, bots, CLI, RL) relies on.
 
-The contract is fixed by ``shared/design/contract.md``: a :class:`Game` describes a game (players,
+The contract is fixed by docs/contract.md: a :class:`Game` describes a game (players,
 options, its integer action table) and makes :class:`GameState` objects, which are explicit, mutable,
 JSON-serialisable states with ``waiting_for``/``legal_actions``/``apply``/``view``.
 

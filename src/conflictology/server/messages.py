@@ -5,7 +5,7 @@ Each struct encodes to exactly the JSON the server has always sent: the ``type``
 fields in the order declared here, and a field left ``UNSET`` absent (a ``state``'s ``winners``
 before the end). Key order means nothing to a client, but recorded fixtures and tests compare text.
 The room's description (``room``) and the game's ``view`` stay plain JSON objects: the first is also
-an HTTP answer (``GET /api/rooms/{code}``), the second is the game's own (shared/design/contract.md).
+an HTTP answer (``GET /api/rooms/{code}``), the second is the game's own (docs/contract.md).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Cards are held as indices into the deck (plain lists of ints) so that ``clone`` is a handful of list
 copies; actions, views and saves speak card ids. The rules that move the cards are ``rules.py``;
-what a seat sees is ``views.py``. "Rulings" in comments names a section of
-``shared/design/conspiranoicos-rulings.md``; "rulebook" is ``shared/seeds/002_*.txt``.
+what a seat sees is ``views.py``. "Rulings" in comments names a ruling of docs/rules/conspiranoicos.md
+(where the rulebook is silent); "rulebook" is the game's printed rules, which that page follows.
 """
 
 from __future__ import annotations
