@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from conflictology import bots
-from conflictology.bots.capitol import CapitolSearch
+from conflictology.bots.capitol_search import CapitolSearch
 from conflictology.bots.capitol_value import FEATURES, WEIGHTS, features
 from conflictology.bots.ismcts import ISMCTSBot
 from conflictology.engine import Rng
