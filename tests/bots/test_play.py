@@ -95,7 +95,8 @@ def test_determinizations_are_consistent_with_the_seat(game: Game) -> None:
 
 
 def check_capitol_world(view: dict, world: GameState) -> None:
-    """The sampled cards: 18 in all, three of each role, the seat's own hand and known cards kept."""
+    """The sampled cards: 18 in all, three of each role (a big table: its copies of each role), the
+    seat's own hand and known cards kept."""
     me = view["you"]
     full = [world.view(s) for s in range(world.num_players)]
     cards: Counter[str] = Counter()
@@ -105,8 +106,9 @@ def check_capitol_world(view: dict, world: GameState) -> None:
         assert len(v["players"][s]["hidden"]) == (
             view["players"][s]["hidden"] if s != me else len(view["players"][s]["hidden"])
         )
-    assert sum(cards.values()) + view["deck"] == 18
-    assert all(n <= 3 for n in cards.values())
+    copies = view["options"].get("copies", 3)
+    assert sum(cards.values()) + view["deck"] == 6 * copies
+    assert all(n <= copies for n in cards.values())
     for k in view.get("known", []):
         assert k["card"] in full[k["seat"]]["players"][k["seat"]]["hidden"]
 
