@@ -5,7 +5,8 @@
 
 Every engine is driven the same way: ask for the legal actions of the player to move, pick one with
 Python's ``random.choice``, apply it; count decisions (an engine's games differ in length). Peers:
-``coupml`` (a Python Coup engine, 2–6 players) and OpenSpiel's Python-implemented
+``coupml`` (a Python Coup engine, 2–6 players: its 15 cards cannot deal ten, so Capitol's ten-seat
+big table is compared with coupml at six, its own largest table) and OpenSpiel's Python-implemented
 ``python_liars_poker`` (2 players; chance nodes are sampled and not counted as decisions). Each cell
 is the median of ``--runs`` timed runs of ``--seconds`` each.
 """
@@ -76,6 +77,10 @@ def ours(game_name: str, players: int, from_clone: bool = False) -> Runner:
                 return decisions, played, now - start
 
     return run
+
+
+# coupml deals 15 cards (three of five roles): two each to six players leaves three, its largest table.
+COUPML_MAX_PLAYERS = 6
 
 
 def coupml(players: int) -> Runner | None:
@@ -159,7 +164,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per cell (the median is shown)")
-    parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5, 6], help="Capitol tables")
+    parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5, 6, 10], help="Capitol tables")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args()
     console = Console(stderr=True)
@@ -178,10 +183,11 @@ def main() -> None:
             rows.append(row)
 
     for n in args.players:
+        peer = min(n, COUPML_MAX_PLAYERS)  # past six, the peer is coupml's own largest table
         group([
-            ("conflictology", "capitol", n, ours("capitol", n), f"coupml/{n}"),
-            ("conflictology+clone", "capitol", n, ours("capitol", n, from_clone=True), f"coupml/{n}"),
-            ("coupml", "coup", n, coupml(n), None),
+            ("conflictology", "capitol", n, ours("capitol", n), f"coupml/{peer}"),
+            ("conflictology+clone", "capitol", n, ours("capitol", n, from_clone=True), f"coupml/{peer}"),
+            *([("coupml", "coup", n, coupml(n), None)] if n <= COUPML_MAX_PLAYERS else []),
         ])
     group([
         ("conflictology", "conspiranoicos", 2, ours("conspiranoicos", 2), "open_spiel/2"),

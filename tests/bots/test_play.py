@@ -95,7 +95,8 @@ def test_determinizations_are_consistent_with_the_seat(game: Game) -> None:
 
 
 def check_capitol_world(view: dict, world: GameState) -> None:
-    """The sampled cards: 18 in all, three of each role, the seat's own hand and known cards kept."""
+    """The sampled cards: 18 in all, three of each role (a big table: its copies of each role), the
+    seat's own hand and known cards kept."""
     me = view["you"]
     full = [world.view(s) for s in range(world.num_players)]
     cards: Counter[str] = Counter()
@@ -105,8 +106,9 @@ def check_capitol_world(view: dict, world: GameState) -> None:
         assert len(v["players"][s]["hidden"]) == (
             view["players"][s]["hidden"] if s != me else len(view["players"][s]["hidden"])
         )
-    assert sum(cards.values()) + view["deck"] == 18
-    assert all(n <= 3 for n in cards.values())
+    copies = view["options"].get("copies", 3)
+    assert sum(cards.values()) + view["deck"] == 6 * copies
+    assert all(n <= copies for n in cards.values())
     for k in view.get("known", []):
         assert k["card"] in full[k["seat"]]["players"][k["seat"]]["hidden"]
 
@@ -292,3 +294,26 @@ def test_capitol_search_plays_each_seat_as_it_has_been_seen_to_play() -> None:
     off = bots.make("hard:iterations=3:model=0", game, 0, seed=1)
     off.policy.sampler(off, state.view(0))  # type: ignore[attr-defined]
     assert off.policy_memo.seat_dials == {}  # type: ignore[attr-defined]
+
+
+# Big tables (Capitol at 7-10 seats, docs/rules/capitol.md): every bot of every level, a few games per
+# size, the search ones on iteration budgets; the rule players that can fall back count none.
+BIG_TABLE_BOTS = [
+    "random", "easy", "normal", *CAPITOL_PERSONALITIES, "outside-treason", "outside-treason-js",
+    "hard:seconds=0:iterations=12", "ismcts:seconds=0:iterations=15", "pimc:seconds=0:iterations=6",
+]
+
+
+@pytest.mark.parametrize("players", [7, 8, 9, 10])
+def test_every_bot_plays_legal_games_at_big_tables(players: int) -> None:
+    game = games.get("capitol")
+    master = Rng(players)
+    for g in range(2):
+        state = game.new_game(players=players, seed=master.next64())
+        names = [BIG_TABLE_BOTS[(g * players + seat) % len(BIG_TABLE_BOTS)] for seat in range(players)]
+        seated = [Checked(bots.make(n, game, seat, seed=master.next64())) for seat, n in enumerate(names)]
+        bots.play_game(state, seated, max_decisions=20_000)
+        assert state.is_over() and len(state.winners()) == 1
+        assert all(b.decisions > 0 for b in seated)
+        for b in seated:
+            assert getattr(b.inner, "fallbacks", 0) == 0, f"{b.inner.name} fell back"

@@ -64,6 +64,9 @@ def check_consistent(game: Game, state: GameState) -> None:
     """``waiting_for`` and ``legal_actions`` agree, and every listed action is well formed."""
     waiting = state.waiting_for()
     n = state.num_players
+    # A state may number its actions by its own table (a Capitol table past six seats, a
+    # Conspiranoicos deck file): the game's otherwise.
+    table = getattr(state, "action_table", game.action_table)
     assert waiting == sorted(set(waiting)), f"waiting_for must be sorted and unique: {waiting}"
     assert all(0 <= s < n for s in waiting)
     assert (waiting == []) == state.is_over()
@@ -80,8 +83,8 @@ def check_consistent(game: Game, state: GameState) -> None:
             assert isinstance(action.get("type"), str)
             assert json.loads(json.dumps(action)) == action, "actions must be JSON-ready"
             # Legal actions are listed in the table's canonical spelling, so RL users can map both ways.
-            assert game.action_table.action(game.action_table.index(action)) == action
-        assert state.legal_action_indices(seat) == [game.action_table.index(a) for a in legal]
+            assert table.action(table.index(action)) == action
+        assert state.legal_action_indices(seat) == [table.index(a) for a in legal]
         assert state.timeout_action(seat) in legal, "the timeout action must be legal"
         assert state.decision_kind(seat) in ("turn", "response", "choice"), "a clock the server knows"
 

@@ -94,7 +94,9 @@ def scramble_capitol(state: GameState, seat: int | None, rng: random.Random) -> 
         if p == seat or t == seat:
             known_at.append(None)
             continue
-        j = next(j for j, x in enumerate(hidden[t]) if x == c and ((t, j) not in taken or (t, j) in pinned))
+        # Two Police players may know the same card (likelier at a big table): share its place.
+        free = [j for j, x in enumerate(hidden[t]) if x == c and ((t, j) not in taken or (t, j) in pinned)]
+        j = free[0] if free else next(j for j, x in enumerate(hidden[t]) if x == c)
         taken.add((t, j))
         known_at.append((p, t, j))
     exchange_other = doc["phase"] == "exchange" and doc["actor"] != seat

@@ -44,8 +44,8 @@ def test_game_types() -> None:
 
 
 def test_bad_parameters_are_refused() -> None:
-    with pytest.raises(ValueError, match="2–6 players"):
-        pyspiel.load_game(CAPITOL, {"players": 7})
+    with pytest.raises(ValueError, match="2–10 players"):
+        pyspiel.load_game(CAPITOL, {"players": 11})
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'nope'"):
         pyspiel.load_game(CAPITOL, {"nope": 1})
     with pytest.raises(ValueError, match="steal_blockers"):

@@ -14,7 +14,10 @@ from conflictology.engine import Rng
 from conflictology.rl.env import ConflictologyEnv
 
 GAMES = games.names()
-TABLES = [("capitol", 2), ("capitol", 3), ("capitol", 6), ("conspiranoicos", 2)]
+# Capitol past six seats too (the big-table variant, its own 99-action table).
+TABLES = [
+    ("capitol", 2), ("capitol", 3), ("capitol", 6), ("capitol", 7), ("capitol", 10), ("conspiranoicos", 2),
+]
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -199,9 +202,18 @@ def test_bot_policy_plays_inside_the_environment(game: str, spec: str) -> None:
     assert not env.agents and bot_moves > 0
 
 
+def test_a_big_table_has_its_own_action_table() -> None:
+    small, big = rl.raw_env("capitol", 6), rl.raw_env("capitol", 10)
+    assert (small.n_actions, big.n_actions) == (83, 99)
+    assert [big.table.action(i) for i in range(83)] == [small.table.action(i) for i in range(83)]
+    big.reset(seed=3)
+    obs = big.observe(big.agent_selection)
+    assert obs["action_mask"].shape == (99,) and obs["observation"].shape == (397,)
+
+
 def test_bad_construction_is_refused() -> None:
     with pytest.raises(ValueError):
-        rl.raw_env("capitol", 7)
+        rl.raw_env("capitol", 11)
     with pytest.raises(ValueError):
         rl.raw_env("no such game")
     with pytest.raises(ValueError):

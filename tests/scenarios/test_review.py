@@ -174,13 +174,13 @@ def test_first_player_is_checked_against_the_table_size_then_the_seats_taken(ser
         r = http.post("/api/rooms", json={"game": "capitol", "name": "Ada", "options": {"first_player": 3}})
         assert r.status_code == 201, r.text
         code, token = r.json()["code"], r.json()["token"]
-        r = http.post("/api/rooms", json={"game": "capitol", "name": "Ada", "options": {"first_player": 6}})
+        r = http.post("/api/rooms", json={"game": "capitol", "name": "Ada", "options": {"first_player": 10}})
         assert r.status_code == 400 and r.json()["code"] == "bad_options", r.text
         r = http.post(f"/api/rooms/{code}/bots", json={"count": 1, "level": "random"}, headers=auth(token))
         assert r.status_code == 201, r.text
         r = http.patch(f"/api/rooms/{code}", json={"options": {"first_player": 5}}, headers=auth(token))
         assert r.status_code == 200 and r.json()["options"]["first_player"] == 5, r.text
-        r = http.patch(f"/api/rooms/{code}", json={"options": {"first_player": 6}}, headers=auth(token))
+        r = http.patch(f"/api/rooms/{code}", json={"options": {"first_player": 10}}, headers=auth(token))
         assert r.status_code == 400 and r.json()["code"] == "bad_options", r.text
         assert http.get(f"/api/rooms/{code}").json()["options"]["first_player"] == 5
         r = http.post(f"/api/rooms/{code}/start", headers=auth(token))

@@ -137,6 +137,19 @@ def test_the_table_hides_every_other_hand() -> None:
     assert table.count("▮ ▮ (2)") == 2
 
 
+def test_a_ten_seat_table_shows_every_seat() -> None:
+    """A big table (issue 29): a row per seat, the other nine hands face down."""
+    con, out = console()
+    session = TerminalGame(
+        games.get("capitol"), 10, ["random"] * 9, seed=6, console=con,
+        stream=io.StringIO("1\n"), options={"first_player": 0},
+    )
+    session.step()
+    table = out.getvalue().split("Your choice")[0]
+    assert "Treasury $65M" in table
+    assert table.count("▮ ▮ (2)") == 9
+
+
 def test_only_the_persons_view_reaches_the_screen(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every renderer the session prints through receives the person's own view, never another's."""
     seen: list[Any] = []
@@ -178,7 +191,7 @@ def test_cli_play_refuses_bad_arguments() -> None:
     runner = CliRunner()
     bad = [
         ["play", "nosuchgame"],
-        ["play", "capitol", "--players", "9"],
+        ["play", "capitol", "--players", "11"],
         ["play", "capitol", "--bots", "nosuchbot"],
         ["play", "capitol", "--players", "3", "--bots", "random,random,random"],
         ["play", "capitol", "--seat", "5"],

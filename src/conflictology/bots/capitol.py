@@ -42,7 +42,6 @@ from conflictology.bots.capitol_knowledge import (
 from conflictology.engine import Action, Game, View
 from conflictology.games.capitol.data import (
     CLAIM,
-    COPIES,
     COST,
     ROLES,
 )
@@ -231,7 +230,7 @@ class CapitolHeuristic(Bot):
             return False
         others = k.living_others()
         # The last copy unseen: a sharp player will suspect it.
-        scarcity = k.unseen[role] / COPIES
+        scarcity = k.unseen[role] / k.copies
         appetite = (1.0 - self.honesty) * (0.5 + 0.5 * scarcity) * stakes
         if k.players[k.me].claims.get(role):
             appetite *= 1.3  # keeping to one's story is more convincing

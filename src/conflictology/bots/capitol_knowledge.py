@@ -18,9 +18,9 @@ from conflictology.engine import View
 from conflictology.games.capitol import views
 from conflictology.games.capitol.data import (
     CLAIM,
-    COPIES,
     COST,
     ROLES,
+    copies_in,
 )
 from conflictology.games.capitol.state import CapitolState
 
@@ -171,6 +171,7 @@ class Knowledge:
                 for i, p in enumerate(players)
             ]
         self.deck: int = int(view.get("deck", 0))
+        self.copies: int = copies_in(view.get("options") or {})  # big tables: more copies of each role
         # Cards this seat saw as the Police player and that are still in that hand.
         self.known: dict[int, list[str]] = {}
         for k in view.get("known") or []:
@@ -187,6 +188,7 @@ class Knowledge:
         k = cls.__new__(cls)
         k.me = seat
         k.n = state.n
+        k.copies = copies_in(state.options)
         k.hand = list(state.hidden[seat])
         players = memo.players
         if players is None:
@@ -213,7 +215,7 @@ class Knowledge:
     def _finish(self, pending: dict[str, Any], log: list[Any], memo: LogMemo | None) -> None:
         """The unseen cards, the pending phase and the log: the same whatever the knowledge was read from."""
         # One pass over the cards in sight (this runs at every decision of every rollout).
-        self.unseen: dict[str, int] = dict.fromkeys(ROLES, COPIES)
+        self.unseen: dict[str, int] = dict.fromkeys(ROLES, self.copies)
         unseen = self.unseen
         for p in self.players:
             for role in p.revealed:

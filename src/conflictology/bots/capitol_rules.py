@@ -29,7 +29,6 @@ from conflictology.games.capitol.data import (
     BLOCK_ROLES,
     CHALLENGE,
     CLAIM,
-    COPIES,
     COST,
     EXCHANGE,
     INCOME,
@@ -39,6 +38,7 @@ from conflictology.games.capitol.data import (
     RETURN,
     SHOW,
     TURN,
+    copies_in,
 )
 from conflictology.games.capitol.fields import LogEntry
 from conflictology.games.capitol.state import CapitolState
@@ -200,6 +200,9 @@ class RulePlayer:
             return self._strongest(lambda p: money[p] > 0 and not (claimed[p] & set(blockers)))
         return self._strongest(lambda p: not (claimed[p] & set(blockers)))
 
+    def _copies(self) -> int:
+        return copies_in(self.s.options)  # big tables: more copies of each role
+
     def _revealed(self, role: str) -> int:
         return sum(r.count(role) for r in self.s.revealed)
 
@@ -227,7 +230,7 @@ class RulePlayer:
             return {"type": "mafia", "target": steal}
         if "banker" in hand and not self._whim():
             return {"type": "banker"}
-        if self._revealed("banker") == COPIES and "mafia" not in hand and not self._whim():
+        if self._revealed("banker") == self._copies() and "mafia" not in hand and not self._whim():
             return {"type": "foreign_aid"}
         bluffs: list[Action] = []
         if money >= COST["hacker"] and hack >= 0 and self._may_bluff("hacker"):
@@ -240,12 +243,12 @@ class RulePlayer:
             return self.rng.choice(bluffs)
         if "hacker" not in hand and not self._whim():
             return {"type": "reporter"}
-        return {"type": "foreign_aid" if self._revealed("banker") == COPIES else "income"}
+        return {"type": "foreign_aid" if self._revealed("banker") == self._copies() else "income"}
 
     def _may_bluff(self, role: str) -> bool:
         s, me = self.s, self.seat
         mine = self.trace.claimed[me]
-        if role in self.trace.caught[me] or self._revealed(role) == COPIES:
+        if role in self.trace.caught[me] or self._revealed(role) == self._copies():
             return False
         if role == "judge" and s.action == "hacker" and len(s.hidden[me]) == 1:
             return True  # the last card is at stake: a bluff is the only hope
@@ -271,7 +274,7 @@ class RulePlayer:
             role, claimant = s.claim, s.actor
         else:
             role, claimant = s.block_claim, s.blocker
-        if self._revealed(role) + s.hidden[me].count(role) >= COPIES:
+        if self._revealed(role) + s.hidden[me].count(role) >= self._copies():
             return True
         if role in self.trace.caught[claimant]:
             return True
@@ -279,7 +282,7 @@ class RulePlayer:
             judges = self._revealed("judge") + sum(
                 1 for p in range(s.n) if p != me and "judge" in self.trace.claimed[p]
             )
-            return judges >= COPIES or "judge" in self.trace.caught[me]
+            return judges >= self._copies() or "judge" in self.trace.caught[me]
         worth = s.action == "banker" or (s.action in ("mafia", "hacker") and me in (s.actor, s.target))
         if not worth:
             return False

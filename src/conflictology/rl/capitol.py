@@ -52,8 +52,8 @@ class CapitolEncoder(ObservationEncoder):
             ("hidden_count", n, "per relative seat: face-down cards / 4"),
             ("revealed", n * R, "per relative seat: face-up (lost) copies of each role / 2"),
             ("turn", n, "whose turn it is (relative seat, one-hot)"),
-            ("treasury", 1, "the Treasury / 50"),
-            ("deck", 1, "cards in the deck / 18"),
+            ("treasury", 1, f"the Treasury / {data.treasury_total(n)}"),
+            ("deck", 1, "cards in the deck / the deck's (18; 24 or 30 with four or five copies of a role)"),
             ("phase", len(PHASES), "the phase (turn, challenge, block, block_challenge, lose, return, "
              "exchange, show, investigate, over), one-hot"),
             ("pending_action", len(ACTIONS), "the action being resolved (income … police_swap), one-hot"),
@@ -116,8 +116,8 @@ class CapitolEncoder(ObservationEncoder):
                 w.add("revealed", r * R + ROLE_INDEX[card], 0.5)
 
         w.one_hot("turn", rel(view.get("turn")))
-        w.set("treasury", 0, view["treasury"] / data.TREASURY_TOTAL)
-        w.set("deck", 0, view["deck"] / len(data.DECK))
+        w.set("treasury", 0, view["treasury"] / data.treasury_total(len(view["players"])))
+        w.set("deck", 0, view["deck"] / (data.copies_in(view["options"]) * len(data.ROLES)))
         w.one_hot("phase", PHASE_INDEX.get(str(view.get("phase"))))
         if pending:
             w.one_hot("pending_action", ACTION_INDEX.get(str(pending.get("action"))))

@@ -23,7 +23,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from conflictology import games
-from conflictology.engine import Action, Game, GameState, IllegalAction, Rng, View
+from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View
 from conflictology.rl.encoding import ObservationEncoder, encoder_for
 
 WIN, LOSS, SHARED = 1.0, -1.0, 0.0
@@ -53,7 +53,7 @@ class ConflictologyEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         self.game.check_players(self.players)
         self.game_options = dict(options or {})
         # Checked now, so a bad option is an error at construction rather than at the first reset.
-        self.game.new_game(self.players, seed=0, options=self.game_options)
+        probe = self.game.new_game(self.players, seed=0, options=self.game_options)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
@@ -66,7 +66,10 @@ class ConflictologyEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         self.possible_agents: list[str] = [f"player_{i}" for i in range(self.players)]
         self.agents: list[str] = self.possible_agents[:]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self.table = self.game.action_table
+        # A state may number its actions by its own table (Capitol past six seats, a Conspiranoicos
+        # deck file), fixed by the players and the options: every game of this environment shares it.
+        own = getattr(probe, "action_table", None)
+        self.table: ActionTable = own if isinstance(own, ActionTable) else self.game.action_table
         self.n_actions = self.table.size
         self.obs_size = self.encoder.size(self.players)
         self.observation_spaces = {

@@ -21,7 +21,7 @@ def test_game_description() -> None:
     game = games.get("capitol")
     assert game is GAME
     assert (game.name, game.title, game.min_players, game.max_players) == (
-        "capitol", "Conflictology: Capitol", 2, 6,
+        "capitol", "Conflictology: Capitol", 2, 10,
     )
     assert game.default_options() == {
         "first_player": None, "forced_scandal": True, "steal_blockers": [], "anyone_challenges_block": False,
@@ -107,7 +107,7 @@ def test_stacked_deck_deals_in_seat_order() -> None:
 
 def test_bad_seeds_and_players_raise() -> None:
     with pytest.raises(ValueError):
-        GAME.new_game(players=7, seed=1)
+        GAME.new_game(players=11, seed=1)
     with pytest.raises(ValueError):
         GAME.new_game(players=1, seed=1)
     with pytest.raises(ValueError):

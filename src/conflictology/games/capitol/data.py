@@ -20,6 +20,49 @@ HAND_SIZE: Final = 2
 STARTING_MONEY: Final = 2
 TREASURY_TOTAL: Final = 50
 
+# ---- Big tables (7 to 10 players): a ruling where the rulebook is silent (docs/rules/capitol.md,
+# "Big tables"). The rulebook's deck and Treasury hold up to six; past six, both grow with the table.
+RULEBOOK_MAX_PLAYERS: Final = 6
+MAX_PLAYERS: Final = 10
+COPIES_CHOICES: Final = (3, 4, 5)
+
+
+def default_copies(players: int) -> int:
+    """The copies of each role a table of ``players`` plays with: three up to six (the rulebook), then
+    one copy per two seats (four at 7-8, five at 9-10), which keeps the rulebook's six-seat shape: half
+    a copy of each role per player and two cards in hands for each one in the deck."""
+    return max(COPIES, -(-players // 2))
+
+
+def deck_of(copies: int) -> tuple[str, ...]:
+    """The deck with ``copies`` of each role, in role order (``DECK`` when ``copies`` is three)."""
+    return DECK if copies == COPIES else tuple(role for role in ROLES for _ in range(copies))
+
+
+def min_deck_left(players: int, copies: int) -> int:
+    """The cards left in the deck once ``players`` hands are dealt from ``copies`` of each role."""
+    return copies * len(ROLES) - HAND_SIZE * players
+
+
+def copies_in(options: dict[str, object]) -> int:
+    """The copies of each role of a game with these (checked) options: ``copies``, set past six seats
+    or when chosen, else the rulebook's three."""
+    copies = options.get("copies", COPIES)
+    assert type(copies) is int
+    return copies
+
+
+# The money in play by seats past six: about $8.3M a seat as at six ($50M), rounded up to $5M.
+TREASURY_BIG: Final[dict[int, int]] = {7: 60, 8: 70, 9: 75, 10: 85}
+
+
+def treasury_total(players: int) -> int:
+    """All the money of a table of ``players`` (Treasury and purses): $50M up to six (ruling 2)."""
+    return TREASURY_BIG.get(players, TREASURY_TOTAL)
+
+
+# ---- end of big tables
+
 # What each turn action takes from the Treasury (ruling 2: what is there, if it holds less).
 INCOME: Final = 1
 FOREIGN_AID: Final = 2

@@ -5,54 +5,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from itertools import combinations_with_replacement
 from typing import Any
 
-from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View, check_options
+from conflictology.engine import ActionTable, Game, GameState, IllegalAction, Rng, View, check_options
 from conflictology.games.capitol import data, replay, worlds
 from conflictology.games.capitol.state import CapitolState
-
-
-def _canonical(action: Action) -> Action:
-    cards = action.get("cards")
-    if isinstance(cards, list):
-        return {**action, "cards": sorted(cards)}
-    return action
-
-
-def _all_actions(max_players: int) -> list[Action]:
-    """Every action a Capitol table of up to ``max_players`` seats can ever produce."""
-    seats = range(max_players)
-    out: list[Action] = []
-    for kind in data.TURN_ACTIONS:
-        if kind in data.TARGETED:
-            out += [{"type": kind, "target": t} for t in seats]
-        else:
-            out.append({"type": kind})
-    out += [{"type": "pass"}, {"type": "challenge"}]
-    out += [{"type": "block", "card": r} for r in data.BLOCKING_ROLES]
-    for kind in ("lose", "return", "show"):
-        out += [{"type": kind, "card": r} for r in data.ROLES]
-    # An exchange keeps as many cards as the hand held: one or two (never more than HAND_SIZE).
-    for size in range(1, data.HAND_SIZE + 1):
-        kept = combinations_with_replacement(sorted(data.ROLES), size)
-        out += [{"type": "keep", "cards": list(c)} for c in kept]
-    out += [{"type": "let_keep"}, {"type": "force_redraw"}]
-    return out
+from conflictology.games.capitol.table import table_for
 
 
 class CapitolGame(Game):
     name = "capitol"
     title = "Conflictology: Capitol"
     min_players = 2
-    max_players = 6
-
-    def __init__(self) -> None:
-        self._table = ActionTable(_all_actions(self.max_players), canonical=_canonical)
+    max_players = data.MAX_PLAYERS
 
     @property
     def action_table(self) -> ActionTable:
-        return self._table
+        """The table of 2-6 seats; a state of seven or more numbers its actions by its own
+        ``action_table`` (``table_for``), which extends this one."""
+        return table_for(data.RULEBOOK_MAX_PLAYERS)
 
     def default_options(self) -> dict[str, Any]:
         return {**data.DEFAULT_OPTIONS, "steal_blockers": []}
@@ -62,7 +33,10 @@ class CapitolGame(Game):
 
     def check_game_options(self, players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """The options merged over the defaults, each value checked (``ValueError`` if bad)."""
+        options, copies = self._split_copies(players, options)
         merged = check_options(self.name, options, self.default_options())
+        if copies is not None:
+            merged["copies"] = copies
         first = merged["first_player"]
         if first is not None and (type(first) is not int or not 0 <= first < players):
             raise ValueError(f"first_player must be null or a seat from 0 to {players - 1}, got {first!r}")
@@ -83,6 +57,30 @@ class CapitolGame(Game):
         merged["steal_blockers"] = [r for r in choices if r in blockers]
         return merged
 
+    @staticmethod
+    def _split_copies(
+        players: int, options: Mapping[str, Any] | None
+    ) -> tuple[Mapping[str, Any] | None, int | None]:
+        """The big tables' ``copies`` option taken out of the others: the copies of each role, or None
+        for the rulebook's deck. It is set only when given or past six seats (then by the table's
+        size), so the options a 2-6-seat game shows and saves are the rulebook's, as before."""
+        given = None
+        if isinstance(options, Mapping) and "copies" in options:
+            options = dict(options)
+            given = options.pop("copies")
+        if given is None:
+            return options, (data.default_copies(players) if players > data.RULEBOOK_MAX_PLAYERS else None)
+        if type(given) is not int or given not in data.COPIES_CHOICES:
+            choices = ", ".join(str(c) for c in data.COPIES_CHOICES)
+            raise ValueError(f"copies must be null or one of {choices}, got {given!r}")
+        left = data.min_deck_left(players, given)
+        if left < data.DRAW["reporter"]:
+            raise ValueError(
+                f"copies {given} is too few for {players} players: {given * len(data.ROLES)} cards leave "
+                f"{left} in the deck after the deal, and a Reporter draws {data.DRAW['reporter']}"
+            )
+        return options, given
+
     def new_game(
         self,
         players: int,
@@ -97,16 +95,19 @@ class CapitolGame(Game):
         elif type(seed) is not int:
             raise ValueError(f"seed must be an integer, got {seed!r}")
         rng = Rng(seed)
+        full = data.deck_of(merged.get("copies", data.COPIES))
         if deck is None:
-            cards = list(data.DECK)
+            cards = list(full)
             rng.shuffle(cards)
         else:
             if not isinstance(deck, list | tuple) or any(type(c) is not str for c in deck):
                 raise ValueError("deck must be a list of role names")
             cards = list(deck)
-            if sorted(cards) != sorted(data.DECK):
+            if sorted(cards) != sorted(full):
+                copies = {3: "three", 4: "four", 5: "five"}[len(full) // len(data.ROLES)]
+                roles = ", ".join(data.ROLES)
                 raise ValueError(
-                    f"deck must be a permutation of the 18 cards (three each of {', '.join(data.ROLES)})"
+                    f"deck must be a permutation of the {len(full)} cards ({copies} each of {roles})"
                 )
         return CapitolState.deal(players, merged, cards, rng)
 

@@ -12,11 +12,12 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from conflictology.engine import GameState, IllegalAction, Rng, View, json_text
+from conflictology.engine import ActionTable, GameState, IllegalAction, Rng, View, json_text
 from conflictology.games.capitol import data, rules
 from conflictology.games.capitol.data import OVER, Phase, Then
 from conflictology.games.capitol.fields import FIELDS, CapitolFields, Key
 from conflictology.games.capitol.honesty import NO_CLAIMS, honesty_int, honesty_list, public_honesty
+from conflictology.games.capitol.table import table_for
 from conflictology.games.capitol.views import render_view
 
 # A phase or a ``then`` by its string, for reading a save (one dict lookup, no enum call).
@@ -41,7 +42,7 @@ class CapitolState(CapitolFields, GameState):
         s.revealed = [[] for _ in range(players)]
         s.alive = [True] * players
         s.deck = deck[players * hs :]
-        s.treasury = data.TREASURY_TOTAL - data.STARTING_MONEY * players
+        s.treasury = data.treasury_total(players) - data.STARTING_MONEY * players
         s.rng = rng
         first = options["first_player"]
         if first is None:
@@ -111,6 +112,12 @@ class CapitolState(CapitolFields, GameState):
     def winners(self) -> list[int]:
         return [self.winner] if self.phase is OVER else []
 
+    @property
+    def action_table(self) -> ActionTable:
+        """This table's numbering of the actions: the game's up to six seats, extended past six
+        (``game.table_for``; openspiel, the RL environments and the search read a state's own)."""
+        return table_for(self.n)
+
     # The rules' own functions as the engine's methods: no extra call on a search's hot path.
     legal_actions = rules.legal_actions
 
@@ -119,11 +126,11 @@ class CapitolState(CapitolFields, GameState):
     def legal_action_indices(self, seat: int) -> list[int]:
         # The engine's default builds every action dict and looks each up; a search asks this at
         # each of its own decisions of every walk, so the keys are mapped straight to the table's.
-        index = _table_keys()[1]
+        index = _table_keys(self.n)[1]
         return [index[k] for k in rules.legal_keys(self, seat)]
 
     def apply_index(self, seat: int, index: int) -> None:
-        keys = _table_keys()[0]
+        keys = _table_keys(self.n)[0]
         if type(index) is not int or not 0 <= index < len(keys):
             raise IllegalAction(f"action index out of range: {index!r} (table has {len(keys)})")
         rules.apply_key(self, seat, keys[index], None)
@@ -133,7 +140,7 @@ class CapitolState(CapitolFields, GameState):
         # caller changed since (a Mafia retargeted at oneself, an Income turned into a Scandal).
         k = rules.key_of(action)
         if k is None and type(action) is int and rules.legal_keys(self, seat):
-            action = self.game.action_table.action(action)  # an index where an action belongs: named
+            action = self.action_table.action(action)  # an index where an action belongs: named
         rules.apply_key(self, seat, k, action)
 
     decision_kind = rules.decision_kind
@@ -217,17 +224,20 @@ class CapitolState(CapitolFields, GameState):
     def check_invariants(self) -> None:
         """Raise ``ValueError`` unless money and cards are conserved and the fields fit together."""
         n = self.n
-        if not 2 <= n <= 6 or any(len(x) != n for x in (self.money, self.hidden, self.revealed, self.alive)):
+        seat_lists = (self.money, self.hidden, self.revealed, self.alive)
+        if not 2 <= n <= data.MAX_PLAYERS or any(len(x) != n for x in seat_lists):
             raise ValueError("inconsistent Capitol state: seat lists")
-        if sum(self.money) + self.treasury != data.TREASURY_TOTAL or min(self.money) < 0 or self.treasury < 0:
+        total = data.treasury_total(n)
+        if sum(self.money) + self.treasury != total or min(self.money) < 0 or self.treasury < 0:
             raise ValueError("inconsistent Capitol state: money is not conserved")
         cards = list(self.deck)
         for h in self.hidden:
             cards += h
         for r in self.revealed:
             cards += r
-        if sorted(cards) != sorted(data.DECK):
-            raise ValueError("inconsistent Capitol state: the 18 cards are not all there")
+        full = data.deck_of(self.options.get("copies", data.COPIES))
+        if sorted(cards) != sorted(full):
+            raise ValueError(f"inconsistent Capitol state: the {len(full)} cards are not all there")
         if self.phase not in _PHASE_OF or self.then not in _THEN_OF:
             raise ValueError(f"inconsistent Capitol state: phase {self.phase!r}")
         if any(not 0 <= s < n for s in self.awaiting) or not -1 <= self.actor < n:
@@ -237,11 +247,16 @@ class CapitolState(CapitolFields, GameState):
 
 
 
+def _table_keys(n: int) -> tuple[list[Key], dict[Key, int]]:
+    """The action table of a table of ``n`` as keys, and each key's index."""
+    return _keys_of(n > data.RULEBOOK_MAX_PLAYERS)
+
+
 @functools.cache
-def _table_keys() -> tuple[list[Key], dict[Key, int]]:
-    """The game's action table as keys, and each key's index (built once, on first use)."""
+def _keys_of(big: bool) -> tuple[list[Key], dict[Key, int]]:
+    """The keys of the six-seat table (or ``big``: the ten-seat one), built once, on first use."""
     keys: list[Key] = []
-    for action in CapitolState.game.action_table.actions:
+    for action in table_for(data.MAX_PLAYERS if big else data.RULEBOOK_MAX_PLAYERS).actions:
         key = rules.key_of(dict(action))
         assert key is not None
         keys.append(key)

@@ -71,8 +71,9 @@ def worlds(view: View) -> Callable[[Rng], CapitolState]:
     t._lseat = -1
     t._legal = []
 
-    # The cards nobody has shown this seat: 18 minus the face-up ones, its own, and what it knows.
-    unseen = Counter(data.DECK)
+    # The cards nobody has shown this seat: the deck's 18 (more at a big table: its options say how
+    # many copies) minus the face-up ones, its own, and what it knows.
+    unseen = Counter(data.deck_of(t.options.get("copies", data.COPIES)))
     unseen.subtract(c for r in t.revealed for c in r)
     own = list(ps[you]["hidden"])
     unseen.subtract(own)
@@ -95,7 +96,7 @@ def worlds(view: View) -> Callable[[Rng], CapitolState]:
             hand = fixed.get(i, [])[: int(p["hidden"])]
             deal.append((i, hand, int(p["hidden"]) - len(hand)))
     if len(unseen_cards) - sum(take for _, _, take in deal) != view["deck"]:
-        raise ValueError("inconsistent view: the cards do not add up to 18")
+        raise ValueError("inconsistent view: the cards do not add up to the deck")
     exchange = t.phase == EXCHANGE
     ex_hand = list(pending["hand"]) if exchange and t.actor == you else []
     investigate = t.phase == INVESTIGATE

@@ -135,7 +135,8 @@ export function renderTable(c) {
   const p = pendingOf(v);
   const waiting = new Set(awaited(v, p) || []);
 
-  const seats = h('section', { class: 'opponents', 'aria-label': t('capitol.players') },
+  // A big table (more than five others, up to nine): compact panels, so one's own hand stays near.
+  const seats = h('section', { class: ['opponents', others.length > 5 && 'many'], 'aria-label': t('capitol.players') },
     others.map((s) => playerPanel(c, players[s], s, waiting)));
 
   const center = h('section', { class: 'center-area', 'aria-label': t('capitol.centre') },
