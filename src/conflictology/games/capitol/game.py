@@ -138,6 +138,10 @@ class CapitolGame(Game):
         assert isinstance(state, CapitolState)
         return replay.open_view(state)
 
+    def replay_step(self, state: GameState) -> tuple[View, int]:
+        assert isinstance(state, CapitolState)
+        return replay.step_view(state)
+
     def figures(self, state: GameState) -> list[dict[str, int]]:
         assert isinstance(state, CapitolState)
         return replay.figures(state)

@@ -56,7 +56,7 @@ from conflictology.games.capitol.fields import CapitolFields, LogEntry
 from conflictology.games.capitol.honesty import honesty_list
 
 
-def render_view(state: CapitolFields, seat: int | None) -> View:
+def render_view(state: CapitolFields, seat: int | None, with_log: bool = True) -> View:
     n = state.n
     players = []
     for i in range(n):
@@ -80,15 +80,18 @@ def render_view(state: CapitolFields, seat: int | None) -> View:
         "players": players,
         "options": {**state.options, "steal_blockers": list(state.options["steal_blockers"])},
         "pending": pending_of(state, seat),
-        "log": [render_entry(e) for e in state.log],
     }
+    # Without: a replay's step (replay.step_view), whose log is sent once, not at every step.
+    log = [render_entry(e) for e in state.log] if with_log or phase is OVER else []
+    if with_log:
+        view["log"] = log
     if seat is not None:
         # What this seat learnt as the Police player and still knows (until that hand changes).
         view["known"] = [{"seat": t, "card": c} for p, t, c in state.known if p == seat]
     if phase is OVER:
         view["winners"] = list(state.tied) if state.tied else [state.winner]
         # The claims record is private while the game goes on; at the end everyone sees it.
-        view["summary"] = summary(view["log"], state.honesty, n)
+        view["summary"] = summary(log, state.honesty, n)
     return view
 
 
