@@ -25,6 +25,7 @@ from benchmarks.attacks.defences import attack_defences
 from benchmarks.attacks.guessing import attack_guessing
 from benchmarks.attacks.kill9 import attack_kill9
 from benchmarks.attacks.log_flood import attack_log_flood
+from benchmarks.attacks.long_games import attack_long_game, attack_replay_flood
 from benchmarks.attacks.redis_outage import attack_redis_outage
 from benchmarks.attacks.room_flood import attack_room_flood
 from benchmarks.attacks.servers import Probe, RedisProc, ServerProc, probe_child
@@ -65,6 +66,9 @@ ATTACKS = [
            lambda a: a.outage + 150, needs_redis=True),
     Attack("log-flood", attack_log_flood, "invalid UTF-8 WebSocket frames", lambda a: 120 + a.bad_frames / 5),
     Attack("defences", attack_defences, "headers, DNS rebinding, names", lambda a: 60),
+    Attack("long-game", attack_long_game, "two seats looping Reporter claims", lambda a: _d(a, 60) + 60),
+    Attack("replay-flood", attack_replay_flood, "a long game's replay asked 5× at once, then at 2/s",
+           lambda a: 200 + _d(a, 15) + 60),
 ]  # fmt: skip
 
 
