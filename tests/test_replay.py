@@ -54,7 +54,7 @@ def test_capitol_steps_show_every_hand_and_mark_every_claim(seed: int) -> None:
         log = state.view(None)["log"]
         assert built["log"][: step["log"]] == log  # the log only grows
     final = states[-1].view(None)
-    marks = built["steps"][-1]["view"]["claims"]
+    marks = built["claims"]
     plain = [{k: v for k, v in c.items() if k not in ("at", "challenge_at", "won")} for c in marks]
     assert plain == final["summary"]["claims"]
     for claim in marks:
@@ -94,7 +94,7 @@ def test_the_text_record_names_players_and_marks_bluffs() -> None:
     for seed in range(20):
         record, _ = random_record("capitol", 3, seed)
         built = replay.build(record)
-        if any(c["challenged"] for c in built["steps"][-1]["view"]["claims"]):
+        if any(c["challenged"] for c in built["claims"]):
             break
     text = replay.text_record(built)
     assert "Seat " not in text and "Name0" in text
@@ -167,3 +167,39 @@ def test_replays_are_bounded_per_address(tmp_path: Path) -> None:
         with srv.http() as http:
             codes = [http.get(f"/api/games/{game_id}/replay").status_code for _ in range(30)]
     assert codes[0] == 200 and 429 in codes  # the listings' budget: bursts of 20, then 2/s
+
+
+def test_a_step_carries_neither_the_log_nor_the_claims() -> None:
+    # The log and the claims are sent once for the whole game: a replay grows with the game's length.
+    record, states = random_record("capitol", 4, 3)
+    built = replay.build(record)
+    for step in built["steps"]:
+        assert "log" not in step["view"] and "claims" not in step["view"]
+    final = states[-1].view(None)
+    assert built["log"] == final["log"]
+    assert all(c["at"] < len(built["log"]) for c in built["claims"])
+
+
+def test_a_long_game_replay_grows_linearly() -> None:
+    # Claiming the Reporter in a loop until the stalemate rule ends it: twice the game, about twice
+    # the bytes (each step used to carry every claim so far).
+    import json
+
+    def size(turns: int) -> int:
+        game = games.get("capitol")
+        state = game.new_game(4, seed=1, options={"first_player": 0, "stalemate_turns": turns})
+        record: dict[str, Any] = {
+            "id": "g", "room": "R", "game": "capitol", "started": 1.0, "finished": 2.0,
+            "players": [{"seat": i, "name": f"N{i}", "bot": False} for i in range(4)],
+            "initial": state.to_json(), "actions": [],
+        }
+        while not state.is_over():
+            seat = state.waiting_for()[0]
+            legal = state.legal_actions(seat)
+            action = next((a for a in legal if a["type"] in ("reporter", "pass")), legal[0])
+            state.apply(seat, action)
+            record["actions"].append({"seq": len(record["actions"]) + 1, "seat": seat, "action": action})
+        return len(json.dumps(replay.build(record)))
+
+    small, large = size(50), size(200)
+    assert large < 4.6 * small

@@ -27,6 +27,8 @@ from benchmarks.attacks.guessing import attack_guessing
 from benchmarks.attacks.kill9 import attack_kill9
 from benchmarks.attacks.log_flood import attack_log_flood
 from benchmarks.attacks.long_game import attack_long_game
+from benchmarks.attacks.long_games import attack_long_game as attack_endless_game
+from benchmarks.attacks.long_games import attack_replay_flood
 from benchmarks.attacks.proxies import SERVE as PROXY_SERVE
 from benchmarks.attacks.proxies import attack_appending_proxy
 from benchmarks.attacks.redis_outage import attack_redis_outage
@@ -85,6 +87,10 @@ ATTACKS = [
     Attack("abandoned-pause", attack_abandoned_pause, "the host pauses and walks away", lambda a: 60),
     Attack("long-game", attack_long_game, "a Capitol game that never ends, watched; pause toggles",
            lambda a: _d(a, 90) + 120),
+    Attack("endless-game", attack_endless_game, "two seats looping Reporter claims (the stalemate rule)",
+           lambda a: _d(a, 60) + 60),
+    Attack("replay-flood", attack_replay_flood, "a long game's replay asked 5× at once, then at 2/s",
+           lambda a: 200 + _d(a, 15) + 60),
 ]  # fmt: skip
 
 

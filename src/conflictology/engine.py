@@ -261,6 +261,13 @@ class Game(ABC):
         hidden cards overrides it."""
         return state.view(None)
 
+    def replay_step(self, state: GameState) -> tuple[View, int]:
+        """One step of a replay: :meth:`open_view` without its ``log`` (a replay sends the log once,
+        not at every step), and how many log entries there are. A game whose log is long overrides it
+        so that a step costs the same at the end of a game as at its start."""
+        view = dict(self.open_view(state))
+        return view, len(view.pop("log", []))
+
     def file_options(self) -> dict[str, list[str]]:
         """The rule options whose value names a file, each with the bundled names a server accepts
         for it (a Conspiranoicos ``deck_file``: its bundled decks). The engine itself opens any path

@@ -24,15 +24,17 @@ def build(record: dict[str, Any]) -> dict[str, Any]:
     """The replay of a finished game: ``steps[0]`` is the deal, ``steps[k]`` the state after the
     k-th action. Each step has the action (``seat``, ``action``, ``by``, ``seq``; none for the deal),
     ``log`` (how many entries of the final ``log`` had been written by then: the log only grows) and
-    ``view`` (the game's open view, without its log and the parts in ``static``)."""
+    ``view`` (the game's open view, without its log, its claims and the parts in ``static``). The log
+    and (Capitol) the claims are sent once, at the top: a replay grows with its game's length, not
+    with its square."""
     game = games.get(record["game"])
     state = game.from_json(record["initial"])
     steps: list[dict[str, Any]] = []
     static: dict[str, Any] = {}
 
     def step(entry: dict[str, Any] | None) -> None:
-        view = dict(game.open_view(state))
-        log = view.pop("log", [])
+        view, logged = game.replay_step(state)
+        view.pop("claims", None)
         for key in _ONCE:
             if key in view:
                 static[key] = view.pop(key)
@@ -43,17 +45,16 @@ def build(record: dict[str, Any]) -> dict[str, Any]:
                 "seat": entry["seat"] if entry else None,
                 "action": entry["action"] if entry else None,
                 "by": entry.get("by") if entry else None,
-                "log": len(log),
+                "log": logged,
                 "view": view,
             }
         )
-        final_log[:] = log
 
-    final_log: list[dict[str, Any]] = []
     step(None)
     for entry in record["actions"]:
         state.apply(entry["seat"], entry["action"])
         step(entry)
+    whole = game.open_view(state)
     players = record["players"]
     figures = game.figures(state) if state.is_over() else [{} for _ in players]
     return {
@@ -67,7 +68,8 @@ def build(record: dict[str, Any]) -> dict[str, Any]:
         "winners": state.winners(),
         "figures": figures,
         "static": static,
-        "log": final_log,
+        "log": whole.get("log", []),
+        "claims": whole.get("claims", []),
         "steps": steps,
     }
 
@@ -102,7 +104,7 @@ def text_record(replay: dict[str, Any]) -> str:
     ]
     last = replay["steps"][-1]["view"] if replay["steps"] else {}
     notes: dict[int, list[str]] = {}
-    for claim in last.get("claims", []):
+    for claim in replay.get("claims", []):
         notes.setdefault(claim["at"], []).append("TRUE" if claim["honest"] else "BLUFF")
         if claim["challenged"]:
             won = "WON" if claim["won"] else "LOST"

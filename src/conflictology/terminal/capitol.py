@@ -31,6 +31,7 @@ def table(view: View, names: Names) -> RenderableType:
     head.append(f"   deck {view.get('deck')} cards   ")
     if view.get("winners"):
         head.append("game over", style="bold")
+        head.append(_stalemate_note(view, names))
     elif isinstance(turn, int):
         head.append(f"turn: {seat_name(names, turn)}")
     grid = Table(title=None, expand=False)
@@ -208,3 +209,14 @@ def pending(view: View, names: Names) -> str:
 
 
 register("capitol", table=table, label=label, pending=pending)
+
+
+def _stalemate_note(view: View, names: Names) -> str:
+    """A game the stalemate rule ended (docs/rules/capitol.md) says so, and names every winner."""
+    log = view.get("log") or []
+    end = log[-1] if log else None
+    if not isinstance(end, dict) or end.get("type") != "stalemate":
+        return ""
+    winners = ", ".join(seat_name(names, w) for w in end.get("winners", []))
+    why = "no influence lost" if end.get("reason") == "quiet" else "the decision cap"
+    return f" by the stalemate rule ({why}): {winners}"

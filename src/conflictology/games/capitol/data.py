@@ -109,6 +109,16 @@ DEFAULT_OPTIONS: Final[dict[str, object]] = {
 }
 
 
+# The stalemate rule (docs/rules/capitol.md, "Ruling S", ours: the rulebook is silent). A game in which
+# nobody loses an influence for STALEMATE_TURNS turns in a row (the room option ``stalemate_turns``,
+# within its bounds; never off) ends, and so does any game at MOVE_CAP decisions (no option lifts it).
+# Either way the players with the most face-down cards win, then the richest: a shared win on a tie.
+STALEMATE_OPTION: Final = "stalemate_turns"
+STALEMATE_TURNS: Final = 40
+STALEMATE_BOUNDS: Final = (10, 200)
+MOVE_CAP: Final = 2000
+
+
 class Phase(StrEnum):
     """Every decision the game awaits is one phase (the values are the views' and the saves' strings).
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from conflictology.engine import Rng
-from conflictology.games.capitol.data import Phase, Then
+from conflictology.games.capitol.data import STALEMATE_OPTION, STALEMATE_TURNS, Phase, Then
 
 # A legal action as an immutable key ``(type, field, value)``: the field "target" (an int seat), "card"
 # (a role) or "cards" (a kept hand, a sorted tuple of roles), or None and None for a bare type. The
@@ -30,18 +30,19 @@ FIELDS = (
     "n", "options", "money", "hidden", "revealed", "alive", "deck", "treasury", "rng", "phase",
     "actor", "action", "target", "claim", "challenger", "blocker", "block_claim", "block_challenger",
     "awaiting", "passed", "losses", "then", "reveal_seat", "reveal_card", "keep", "ex_hand", "shown",
-    "known", "log", "winner", "honesty",
+    "known", "log", "winner", "honesty", "quiet", "moves", "tied",
 )
 
 
 class CapitolFields:
-    __slots__ = (*FIELDS, "opt_forced", "opt_steal", "opt_anyone", "_lseat", "_legal")
+    __slots__ = (*FIELDS, "opt_forced", "opt_steal", "opt_anyone", "opt_stalemate", "_lseat", "_legal")
 
     n: int
     options: dict[str, Any]
     opt_forced: bool
     opt_steal: tuple[str, ...]
     opt_anyone: bool
+    opt_stalemate: int  # turns in a row with no influence lost that end the game (the stalemate rule)
     money: list[int]
     hidden: list[list[str]]
     revealed: list[list[str]]
@@ -71,6 +72,12 @@ class CapitolFields:
     log: list[LogEntry]
     winner: int
     honesty: int  # the claims' private record (honesty.py), never in a view before the end
+    # The stalemate rule (data.STALEMATE_TURNS, data.MOVE_CAP): turns ended in a row with no influence
+    # lost (-1 while the turn of a loss is still going on), decisions applied, and the winners of a
+    # game it ended in a tie ([] otherwise: ``winner`` says who won).
+    quiet: int
+    moves: int
+    tied: list[int]
     # The legal actions' keys of the last seat asked (rules.legal_keys), -1 and [] when unknown.
     _lseat: int
     _legal: list[Key]
@@ -80,3 +87,6 @@ class CapitolFields:
         self.opt_forced = options["forced_scandal"]
         self.opt_steal = tuple(options["steal_blockers"])
         self.opt_anyone = options["anyone_challenges_block"]
+        # Absent from the default options (so the views and saves of the games that leave it alone stay
+        # as they were): absent means the rule's default, never off.
+        self.opt_stalemate = options.get(STALEMATE_OPTION, STALEMATE_TURNS)

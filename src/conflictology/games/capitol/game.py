@@ -13,6 +13,16 @@ from conflictology.games.capitol.state import CapitolState
 from conflictology.games.capitol.table import table_for
 
 
+def check_stalemate_turns(value: object) -> int:
+    """The ``stalemate_turns`` option (the stalemate rule, docs/rules/capitol.md): an integer within
+    ``data.STALEMATE_BOUNDS``. It is kept out of ``default_options`` (absent: the rule's default) so
+    that the views, saves and OpenSpiel parameters of games that leave it alone stay as they were."""
+    low, high = data.STALEMATE_BOUNDS
+    if type(value) is not int or not low <= value <= high:
+        raise ValueError(f"{data.STALEMATE_OPTION} must be an integer from {low} to {high}, got {value!r}")
+    return value
+
+
 class CapitolGame(Game):
     name = "capitol"
     title = "Conflictology: Capitol"
@@ -34,9 +44,14 @@ class CapitolGame(Game):
     def check_game_options(self, players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """The options merged over the defaults, each value checked (``ValueError`` if bad)."""
         options, copies = self._split_copies(players, options)
-        merged = check_options(self.name, options, self.default_options())
+        given = dict(options) if isinstance(options, Mapping) else options
+        stalemate_set = isinstance(given, dict) and data.STALEMATE_OPTION in given
+        stalemate = given.pop(data.STALEMATE_OPTION) if isinstance(given, dict) and stalemate_set else None
+        merged = check_options(self.name, given, self.default_options())
         if copies is not None:
             merged["copies"] = copies
+        if stalemate_set:
+            merged[data.STALEMATE_OPTION] = check_stalemate_turns(stalemate)
         first = merged["first_player"]
         if first is not None and (type(first) is not int or not 0 <= first < players):
             raise ValueError(f"first_player must be null or a seat from 0 to {players - 1}, got {first!r}")
@@ -123,6 +138,10 @@ class CapitolGame(Game):
     def open_view(self, state: GameState) -> View:
         assert isinstance(state, CapitolState)
         return replay.open_view(state)
+
+    def replay_step(self, state: GameState) -> tuple[View, int]:
+        assert isinstance(state, CapitolState)
+        return replay.step_view(state)
 
     def figures(self, state: GameState) -> list[dict[str, int]]:
         assert isinstance(state, CapitolState)

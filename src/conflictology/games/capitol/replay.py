@@ -49,6 +49,19 @@ def open_view(state: CapitolState) -> View:
     return view
 
 
+def step_view(state: CapitolState) -> tuple[View, int]:
+    """A replay's step (``Game.replay_step``): :func:`open_view` without the log and the claims,
+    which the replay sends once for the whole game (each claim says at which log entry it was made),
+    and the log's length. A step costs the same at the end of a long game as at its start."""
+    view = render_view(state, None, with_log=False)
+    for i, player in enumerate(view["players"]):
+        player["hidden"] = list(state.hidden[i])
+    view["deck_cards"] = list(state.deck)
+    if view["pending"] is not None:
+        view["pending"] = pending_of(state, state.actor)
+    return view, len(state.log)
+
+
 def eliminations(log: list[dict[str, Any]], n: int) -> list[int]:
     """Per seat, the players it knocked out: whoever won the challenge that cost the last influence,
     else the actor whose Scandal or hack took it."""

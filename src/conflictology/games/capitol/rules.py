@@ -123,6 +123,7 @@ def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
     if k is None or k not in legal:
         raise IllegalAction(refusal(s, seat, action_of(k) if action is None and k is not None else action))
     s._lseat = -1
+    s.moves += 1
     phase = s.phase
     if phase is CHALLENGE:
         _on_challenge(s, seat, k[0])
@@ -216,6 +217,10 @@ def begin_turn(s: CapitolFields, seat: int) -> None:
 
 
 def _next_turn(s: CapitolFields) -> None:
+    s.quiet += 1
+    if s.quiet >= s.opt_stalemate or s.moves >= data.MOVE_CAP:
+        _stalemate(s)
+        return
     # Ruling 3: clockwise (seat order), skipping eliminated players.
     n = s.n
     alive = s.alive
@@ -409,6 +414,7 @@ def _lose(s: CapitolFields, seat: int, card: str) -> None:
     hand.remove(card)
     s.revealed[seat].append(card)  # ruling 12: face up for the rest of the game
     s.log.append(("lose", seat, card))
+    s.quiet = -1  # the turn of this loss is not a quiet one (it ends next, counting 0)
     if s.known:
         _forget(s, seat)
     if hand:
@@ -426,6 +432,23 @@ def _lose(s: CapitolFields, seat: int, card: str) -> None:
         s.awaiting = []
         s.winner = living[0]
         s.log.append(("win", living[0]))
+
+
+def _stalemate(s: CapitolFields) -> None:
+    """The stalemate rule (docs/rules/capitol.md): the game ends between two turns, after
+    ``opt_stalemate`` turns in a row with no influence lost or once ``data.MOVE_CAP`` decisions were
+    made. The living players with the most face-down cards win, then the richest; a tie shares the win."""
+    reason = "quiet" if s.quiet >= s.opt_stalemate else "cap"
+    living = [i for i in range(s.n) if s.alive[i]]
+    best = max((len(s.hidden[i]), s.money[i]) for i in living)
+    winners = [i for i in living if (len(s.hidden[i]), s.money[i]) == best]
+    count = s.quiet if reason == "quiet" else s.moves
+    s.phase = OVER
+    s.awaiting = []
+    s.passed = []
+    s.winner = winners[0]
+    s.tied = winners if len(winners) > 1 else []
+    s.log.append(("stalemate", reason, count, *winners))  # flat: a log entry is hashable
 
 
 def _resolve(s: CapitolFields) -> None:

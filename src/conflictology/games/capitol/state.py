@@ -51,6 +51,9 @@ class CapitolState(CapitolFields, GameState):
         s.log = [("start", first)]
         s.winner = -1
         s.honesty = NO_CLAIMS
+        s.quiet = 0
+        s.moves = 0
+        s.tied = []
         s._lseat = -1
         s._legal = []
         rules.begin_turn(s, first)
@@ -67,6 +70,7 @@ class CapitolState(CapitolFields, GameState):
         c.opt_forced = self.opt_forced
         c.opt_steal = self.opt_steal
         c.opt_anyone = self.opt_anyone
+        c.opt_stalemate = self.opt_stalemate
         c.money = self.money[:]
         c.hidden = [h[:] for h in self.hidden]
         c.revealed = [r[:] for r in self.revealed]
@@ -96,6 +100,9 @@ class CapitolState(CapitolFields, GameState):
         c.log = self.log[:]
         c.winner = self.winner
         c.honesty = self.honesty
+        c.quiet = self.quiet
+        c.moves = self.moves
+        c.tied = self.tied  # never mutated: set once, when the game ends
         # The cached legal list is never mutated in place, so the twin may share it.
         c._lseat = self._lseat
         c._legal = self._legal
@@ -110,7 +117,9 @@ class CapitolState(CapitolFields, GameState):
         return self.phase is OVER
 
     def winners(self) -> list[int]:
-        return [self.winner] if self.phase is OVER else []
+        if self.phase is not OVER:
+            return []
+        return self.tied[:] if self.tied else [self.winner]
 
     @property
     def action_table(self) -> ActionTable:
@@ -197,6 +206,10 @@ class CapitolState(CapitolFields, GameState):
             s.known = [(int(p), int(t), str(c)) for p, t, c in doc["known"]]
             s.log = [tuple(e) for e in doc["log"]]
             s.winner = int(doc["winner"])
+            # A save written before the stalemate rule has none of its counters: they start from 0.
+            s.quiet = int(doc.get("quiet", 0))
+            s.moves = int(doc.get("moves", 0))
+            s.tied = [int(x) for x in doc.get("tied", [])]
             honest = doc.get("honesty")
             if honest is not None and (type(honest) is not list or any(type(b) is not bool for b in honest)):
                 raise ValueError(f"honesty must be a list of booleans, got {honest!r}")

@@ -30,7 +30,8 @@ challenge, replaced once the losses are taken); in an exchange ``keep`` (and for
 
 Log entries have a ``type`` (``start``, ``action``, ``challenge``, ``reveal``, ``replace``, ``bluff``,
 ``block``, ``blocked``, ``return``, ``lose``, ``eliminated``, ``gain``, ``steal``, ``no_effect``,
-``draw``, ``exchange``, ``show``, ``let_keep``, ``force_redraw``, ``win``), fields (seats as ints,
+``draw``, ``exchange``, ``show``, ``let_keep``, ``force_redraw``, ``win``, ``stalemate``: the end by
+the stalemate rule, with ``reason``, ``count`` and ``winners``), fields (seats as ints,
 roles, amounts in $M) and ``text`` in English.
 """
 
@@ -55,7 +56,7 @@ from conflictology.games.capitol.fields import CapitolFields, LogEntry
 from conflictology.games.capitol.honesty import honesty_list
 
 
-def render_view(state: CapitolFields, seat: int | None) -> View:
+def render_view(state: CapitolFields, seat: int | None, with_log: bool = True) -> View:
     n = state.n
     players = []
     for i in range(n):
@@ -79,15 +80,18 @@ def render_view(state: CapitolFields, seat: int | None) -> View:
         "players": players,
         "options": {**state.options, "steal_blockers": list(state.options["steal_blockers"])},
         "pending": pending_of(state, seat),
-        "log": [render_entry(e) for e in state.log],
     }
+    # Without: a replay's step (replay.step_view), whose log is sent once, not at every step.
+    log = [render_entry(e) for e in state.log] if with_log or phase is OVER else []
+    if with_log:
+        view["log"] = log
     if seat is not None:
         # What this seat learnt as the Police player and still knows (until that hand changes).
         view["known"] = [{"seat": t, "card": c} for p, t, c in state.known if p == seat]
     if phase is OVER:
-        view["winners"] = [state.winner]
+        view["winners"] = list(state.tied) if state.tied else [state.winner]
         # The claims record is private while the game goes on; at the end everyone sees it.
-        view["summary"] = summary(view["log"], state.honesty, n)
+        view["summary"] = summary(log, state.honesty, n)
     return view
 
 
@@ -247,6 +251,8 @@ def _render(entry: LogEntry) -> dict[str, Any]:
         }
     if kind == "win":
         return {"type": "win", "seat": entry[1], "text": f"{_s(entry[1])} wins."}
+    if kind == "stalemate":
+        return _stalemate_entry(entry)
     if kind == "gain":
         _, seat, amount = entry
         return {
@@ -297,6 +303,22 @@ def _render(entry: LogEntry) -> dict[str, Any]:
             "text": f"{_s(police)} makes {_s(target)} shuffle the card into the deck and draw a new one.",
         }
     raise ValueError(f"unknown log entry {entry!r}")
+
+
+def _stalemate_entry(entry: LogEntry) -> dict[str, Any]:
+    """The end by the stalemate rule: ``reason`` ``quiet`` (``count`` turns in a row with no influence
+    lost) or ``cap`` (``count`` decisions, the hard cap), and the ``winners``."""
+    _, reason, count, *winners = entry
+    if reason == "quiet":
+        why = f"{count} turns in a row with no influence lost"
+    else:
+        why = f"the limit of {count} decisions"
+    names = " and ".join(_s(w) for w in winners)
+    verb = "win" if len(winners) > 1 else "wins"
+    return {
+        "type": "stalemate", "reason": reason, "count": count, "winners": list(winners),
+        "text": f"The game ends after {why}: {names} {verb} (most influence, then most money).",
+    }
 
 
 def _action_text(seat: int, action: str, target: int) -> str:

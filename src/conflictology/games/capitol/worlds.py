@@ -42,6 +42,8 @@ def worlds(view: View) -> Callable[[Rng], CapitolState]:
     t.actor = int(view["turn"])
     t.awaiting = list(view["awaiting"])
     t.winner = int(view["winners"][0]) if t.phase == OVER else -1
+    t.tied = [int(w) for w in view["winners"]] if t.phase == OVER and len(view["winners"]) > 1 else []
+    t.quiet, t.moves = _stalemate_counters(view["log"], t.phase is Phase.TURN)
     t.log = [("_raw", dict(e)) for e in view["log"]]
     summary = view.get("summary")
     if summary is not None:
@@ -133,3 +135,20 @@ def worlds(view: View) -> Callable[[Rng], CapitolState]:
 
 def _int(x: Any) -> int:
     return -1 if x is None else int(x)
+
+
+def _stalemate_counters(log: list[dict[str, Any]], between_turns: bool) -> tuple[int, int]:
+    """The stalemate rule's counters as far as a view tells: the turns ended since the last influence
+    lost (each turn starts with one ``action``), and, as a floor of the decisions made, one per
+    ``action``. A world's search sees the quiet end coming; the hard cap stays far beyond any search."""
+    quiet = 0
+    actions = 0
+    for e in log:
+        kind = e.get("type")
+        if kind == "action":
+            actions += 1
+            quiet += 1
+        elif kind == "lose":
+            quiet = 0
+    # Mid-turn, the turn now going on (its action logged) has not ended yet.
+    return (quiet if between_turns else max(quiet - 1, 0)), actions

@@ -15,15 +15,15 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from conflictology import games, replay
+from conflictology import games
 from conflictology.server.hub import Hub
+from conflictology.server.replay_cache import Encoded, ReplayCache
 from conflictology.server.rooms import RoomError, RoomStatus
 from conflictology.server.routes.common import bearer_token, game_id
 from conflictology.server.security import hash_token, same_hash
 
 RECENT_SECONDS = 5
 REPLAYS_CACHED = 64
-REPLAYS_BUILT = 16
 
 # What a finished game's answer copies from its archived record.
 _RECORD_FIELDS = (
@@ -50,9 +50,11 @@ class GameRoutes:
         self._recent: tuple[tuple[int, int], list[dict[str, Any]]] | None = None
         # Finished games' replays as sent (building one reads the archive and computes every view).
         self._replays: OrderedDict[str, bytes] = OrderedDict()
-        # Their archived records (who may read them) and their step-by-step replays, likewise.
+        # Their archived records (who may read them), likewise.
         self._records: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self._built: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        # Their step-by-step replays and text records: built off the event loop, once however many ask
+        # at once, kept as bytes within a byte budget (replay_cache.py).
+        self.replays = ReplayCache()
 
     async def _archived(self, game_id: str) -> dict[str, Any] | None:
         """A finished game's archived record (the latest ones kept decoded: a replay viewer asks
@@ -129,8 +131,8 @@ class GameRoutes:
             )
         raise RoomError(404, "no_game", f"no game {wanted}")
 
-    async def _finished_replay(self, request: Request) -> dict[str, Any]:
-        """The step-by-step replay of a finished game the asker may read (``replay.build``)."""
+    async def _finished_replay(self, request: Request) -> Encoded:
+        """The step-by-step replay of a finished game the asker may read (``replay.build``), encoded."""
         wanted = game_id(request)
         record = await self._archived(wanted)
         if record is None:
@@ -140,29 +142,19 @@ class GameRoutes:
                 raise RoomError(409, "not_over", "a game is replayed once it is over")
             raise RoomError(404, "no_game", f"no game {wanted}")
         self._may_replay(request, record)
-        built = self._built.get(wanted)
-        if built is None:
-            # Replaying every move with every card face up is work: off the event loop, once.
-            built = await asyncio.to_thread(replay.build, record)
-            self._built[wanted] = built
-            if len(self._built) > REPLAYS_BUILT:
-                self._built.popitem(last=False)
-        else:
-            self._built.move_to_end(wanted)
-        return built
+        return await self.replays.get(wanted, record)
 
     async def get_replay(self, request: Request) -> Response:
         """A finished game step by step, every card face up (the replay viewer's data)."""
-        return JSONResponse(await self._finished_replay(request))
+        return Response((await self._finished_replay(request)).json, media_type="application/json")
 
     async def get_record(self, request: Request) -> Response:
         """A finished game as a plain text record, to download."""
-        built = await self._finished_replay(request)
-        name = f"conflictology-{built['game']}-{built['id'][:12]}.txt"
+        encoded = await self._finished_replay(request)
         return Response(
-            replay.text_record(built),
+            encoded.text,
             media_type="text/plain; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+            headers={"Content-Disposition": f'attachment; filename="{encoded.filename}"'},
         )
 
     async def list_games(self, request: Request) -> Response:

@@ -237,6 +237,8 @@ export default {
       win: '{seat} wins the Capitol.',
       gain: '{seat} takes ${amount}M from the Treasury.',
       steal: '{seat} steals ${amount}M from {target}.',
+      stalemate_quiet: 'After {count} turns in a row with no influence lost, the game ends, won by {winners} (most influence, then most money).',
+      stalemate_cap: 'The game reaches its limit of {count} decisions and ends, won by {winners} (most influence, then most money).',
       no_effect: '{seat} is already out: the action does nothing more.',
       draw: '{seat} draws {cards} from the deck.',
       exchange: '{seat} returns {cards} to the deck and shuffles it.',

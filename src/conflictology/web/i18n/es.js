@@ -237,6 +237,8 @@ export default {
       win: '{seat} gana el Capitolio.',
       gain: '{seat} toma {amount} M$ del Tesoro.',
       steal: '{seat} roba {amount} M$ a {target}.',
+      stalemate_quiet: 'Tras {count} turnos seguidos sin perder influencia, la partida termina y gana {winners} (más influencia y, luego, más dinero).',
+      stalemate_cap: 'La partida llega a su límite de {count} decisiones y termina; gana {winners} (más influencia y, luego, más dinero).',
       no_effect: '{seat} ya está fuera: la acción no hace nada más.',
       draw: '{seat} roba {cards} del mazo.',
       exchange: '{seat} devuelve {cards} al mazo y lo baraja.',

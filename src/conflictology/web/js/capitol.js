@@ -364,7 +364,9 @@ export function logLine(c, e) {
   }
   if (e.type === 'action' && has(`capitol.logAction.${e.action}`)) return t(`capitol.logAction.${e.action}`, params);
   if (e.type === 'draw' || e.type === 'exchange') params.cards = t(e.count === 1 ? 'capitol.oneCard' : 'capitol.nCards', { n: e.count });
-  const key = `capitol.log.${e.type}`;
+  // The stalemate rule's end (docs/rules/capitol.md): its text says why, and names every winner.
+  if (e.type === 'stalemate' && Array.isArray(e.winners)) params.winners = e.winners.map((w) => c.name(w)).join(', ');
+  const key = e.type === 'stalemate' ? `capitol.log.stalemate_${e.reason}` : `capitol.log.${e.type}`;
   if (has(key)) {
     const out = t(key, params);
     if (!/\{\w+\}/.test(out)) return out;

@@ -93,12 +93,17 @@ function evidence(id, { facedown = false } = {}) {
     evidenceCard(card, { name: special, challenge }, { small: true, label }));
 }
 
-// Capitol's marks for the log entries shown at this step: a claim true or a bluff, a challenge won or lost.
-function marksOf(view) {
+// Capitol's marks for the log entries shown at this step: a claim true or a bluff, a challenge won or
+// lost. The replay sends the game's claims once (each with the log entry it was made at, `at`, and
+// its challenge's, `challenge_at`): a step shows those its log has reached.
+function marksOf(claims, logged) {
   const marks = new Map();
-  for (const k of view.claims || []) {
+  for (const k of claims || []) {
+    if (k.at >= logged) continue;
     marks.set(k.at, [...(marks.get(k.at) || []), k.honest ? 'true' : 'bluff']);
-    if (k.challenged) marks.set(k.challenge_at, [...(marks.get(k.challenge_at) || []), k.won ? 'won' : 'lost']);
+    if (k.challenged && k.challenge_at < logged) {
+      marks.set(k.challenge_at, [...(marks.get(k.challenge_at) || []), k.won ? 'won' : 'lost']);
+    }
   }
   return marks;
 }
@@ -244,7 +249,7 @@ function render() {
   const mod = d.game === 'capitol' ? capitol : consp;
   if (d.game !== 'capitol') consp.catalogue(view);
   const c = ctx(view);
-  const marks = marksOf(view);
+  const marks = marksOf(d.claims, step.log);
   const from = R.step > 0 ? steps[R.step - 1].log : 0;
   const fresh = [];
   for (let i = from; i < step.log; i += 1) fresh.push(logItem(c, mod, i, marks, null));
