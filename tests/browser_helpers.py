@@ -14,7 +14,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,9 +60,12 @@ class WebServer:
 
 
 @contextlib.contextmanager
-def run_server(db_dir: Path, bot_delay: float = 0.05, port: int | None = None) -> Iterator[WebServer]:
+def run_server(
+    db_dir: Path, bot_delay: float = 0.05, port: int | None = None, extra: Sequence[str] = ()
+) -> Iterator[WebServer]:
     """``conflictology serve`` on 127.0.0.1 (a free port unless given), with its SQLite file in
-    ``db_dir``; stopped (terminated, then killed) on exit unless the test killed it already."""
+    ``db_dir`` and ``extra`` flags; stopped (terminated, then killed) on exit unless the test killed
+    it already. Its health is awaited for up to two minutes (a loaded machine starts it slowly)."""
     port = port or free_port()
     proc = subprocess.Popen(
         [
@@ -71,13 +74,14 @@ def run_server(db_dir: Path, bot_delay: float = 0.05, port: int | None = None) -
             "--db", f"sqlite:///{db_dir / 'web.sqlite3'}",
             "--bot-delay", str(bot_delay),
             "--log-level", "warning",
+            *extra,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
                 err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""

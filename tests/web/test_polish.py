@@ -42,7 +42,9 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
-    with run_server(tmp_path_factory.mktemp("polish")) as running:
+    # A long grace: the tables here mark as away only the seats whose players left; a seat that was
+    # never opened must not turn away while a loaded machine is still drawing the pages.
+    with run_server(tmp_path_factory.mktemp("polish"), extra=("--grace", "3600")) as running:
         yield running
 
 
