@@ -79,12 +79,7 @@ def deal(cls: type[S], deck: Deck, opts: Options, order: list[int], rng: Rng) ->
     st.final = order[3 * PILE - 1]
     st.final_revealed = False
     st.hands = [[], []]
-    st.plays = [-1, -1]
-    st.remaining = []
-    st.moves = []
-    st.winner = -1
-    st.decided = ""
-    st.sent_to = ""
+    st.clear_table()
     st.zones = [[], []]
     st.pyramid = []
     st.gnome_slot = -1
@@ -235,12 +230,7 @@ def apply(st: State, seat: int, action: Mapping[str, Any]) -> None:
 # -- Collect Evidence
 def _start_round(st: State) -> None:
     """Reveal the round's challenge (rounds 1–5); round 6 keeps the Final Challenge face down."""
-    st.plays = [-1, -1]
-    st.remaining = []
-    st.moves = []
-    st.winner = -1
-    st.decided = ""
-    st.sent_to = ""
+    st.clear_table()
     st.phase = PLAY
     if st.round < ROUNDS:
         c = st.cdeck.pop(0)

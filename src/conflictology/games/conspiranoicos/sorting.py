@@ -18,12 +18,7 @@ from .state import ABDUCT, BUILD, GNOME, OVER, Phase, State
 def start(st: State) -> None:
     """Rulebook "Sort Evidence Phase": the zones go back to hand; rulings: the face-up slots turn."""
     st.challenge = -1
-    st.plays = [-1, -1]
-    st.remaining = []
-    st.moves = []
-    st.winner = -1
-    st.decided = ""
-    st.sent_to = ""
+    st.clear_table()
     for seat in (0, 1):
         st.hands[seat] = st.zones[seat]
         st.zones[seat] = []

@@ -116,6 +116,15 @@ class State:
     log: list[dict[str, Any]]
     result: scoring.Score | None  # set once the game is over
 
+    def clear_table(self) -> None:
+        """Nothing played, won or sent: the table between rounds (and before the first)."""
+        self.plays = [-1, -1]
+        self.remaining = []
+        self.moves = []
+        self.winner = -1
+        self.decided = ""
+        self.sent_to = ""
+
     def clone(self) -> Self:
         cls = type(self)
         st = cls.__new__(cls)
