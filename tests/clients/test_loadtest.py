@@ -77,7 +77,7 @@ def test_loadtest_command_prints_a_table(tmp_path: Path) -> None:
 
 
 def test_loadtest_refuses_bad_arguments() -> None:
-    result = CliRunner().invoke(app, ["loadtest", "--server", "http://127.0.0.1:9", "--players", "9"])
+    result = CliRunner().invoke(app, ["loadtest", "--server", "http://127.0.0.1:9", "--players", "11"])
     assert result.exit_code == 2 and "error" in result.output
 
 

@@ -62,7 +62,9 @@ def run(tmp_path: Path, game: str, test: Callable[[Hub, Room], Awaitable[None]])
 
     async def main() -> None:
         await hub.start()
-        room, _ = Room.create("LOGS23", game, "Ada", None, RoomSettings(timers=False))
+        # Capitol's stalemate rule at its longest (200 quiet turns), so the Reporter loop lasts 500 actions.
+        options = {"stalemate_turns": 200} if game == "capitol" else None
+        room, _ = Room.create("LOGS23", game, "Ada", options, RoomSettings(timers=False))
         room.join("Bob")
         await hub.backend.insert(room)
         await hub.until_durable()
