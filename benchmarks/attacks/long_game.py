@@ -18,7 +18,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from benchmarks.attacks.clients import start_table
-from benchmarks.attacks.common import attacker, log, spawn, ws_base
+from benchmarks.attacks.common import AttackError, attacker, log, spawn, ws_base
 from benchmarks.attacks.context import Ctx, Row
 
 # Each seat acts at most this often: under the socket's 20 messages/s, so nothing is refused.
@@ -67,7 +67,11 @@ class Watcher:
 async def attack_long_game(ctx: Ctx) -> Row:
     target = ctx.args.long_actions
     budget = ctx.win(90.0)
-    t = await ctx.table(humans=2, settings={"public": True, "timers": False}, options={"first_player": 0})
+    settings = {"public": True, "timers": False}
+    try:  # the stalemate rule at its longest (200 quiet turns: about 600 actions of this loop)
+        t = await ctx.table(humans=2, settings=settings, options={"first_player": 0, "stalemate_turns": 200})
+    except AttackError:  # a server from before the rule
+        t = await ctx.table(humans=2, settings=settings, options={"first_player": 0})
     base = f"{ws_base(ctx.url)}/ws/{t.code}"
     watchers: list[Watcher] = []
     for i in range(ctx.args.long_spectators):

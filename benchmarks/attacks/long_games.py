@@ -90,7 +90,7 @@ async def attack_long_game(ctx: Ctx) -> Row:
     largest = max(p.largest for p in loopers)
     ended = "ended by the stalemate rule" if game_id else "NOT ended"
     return Row(
-        "long-game",
+        "endless-game",
         attempts=moves,
         notes=f"two seats looping Reporter claims: {ended} after {moves:,} decisions in {took:.1f} s; "
               f"largest message {largest / 1024:,.1f} KB",

@@ -263,7 +263,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--outage", type=float, default=4.0, help="seconds Redis (or PostgreSQL) stays down")
     ap.add_argument("--outage-rooms", type=int, default=8)
     ap.add_argument("--bad-frames", type=int, default=300)
-    ap.add_argument("--long-actions", type=int, default=1500, help="actions of the long game")
+    ap.add_argument("--long-actions", type=int, default=500, help="actions of the long game (<= ~600)")
     ap.add_argument("--long-spectators", type=int, default=10, help="its spectators (half with deltas)")
     ap.add_argument("--probe-child", metavar="URL", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
