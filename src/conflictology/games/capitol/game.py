@@ -13,14 +13,37 @@ from conflictology.games.capitol.state import CapitolState
 from conflictology.games.capitol.table import table_for
 
 
-def check_stalemate_turns(value: object) -> int:
+def check_stalemate_turns(players: int, value: object) -> int:
     """The ``stalemate_turns`` option (the stalemate rule, docs/rules/capitol.md): an integer within
-    ``data.STALEMATE_BOUNDS``. It is kept out of ``default_options`` (absent: the rule's default) so
-    that the views, saves and OpenSpiel parameters of games that leave it alone stay as they were."""
+    ``data.STALEMATE_BOUNDS``."""
     low, high = data.STALEMATE_BOUNDS
     if type(value) is not int or not low <= value <= high:
         raise ValueError(f"{data.STALEMATE_OPTION} must be an integer from {low} to {high}, got {value!r}")
     return value
+
+
+def check_copies(players: int, value: object) -> int:
+    """The big tables' ``copies`` option (docs/rules/capitol.md, "Big tables"): copies of each role,
+    one of ``data.COPIES_CHOICES``, with at least a Reporter's draw left in the deck after the deal."""
+    if type(value) is not int or value not in data.COPIES_CHOICES:
+        choices = ", ".join(str(c) for c in data.COPIES_CHOICES)
+        raise ValueError(f"copies must be null or one of {choices}, got {value!r}")
+    left = data.min_deck_left(players, value)
+    if left < data.DRAW["reporter"]:
+        raise ValueError(
+            f"copies {value} is too few for {players} players: {value * len(data.ROLES)} cards leave "
+            f"{left} in the deck after the deal, and a Reporter draws {data.DRAW['reporter']}"
+        )
+    return value
+
+
+# Options listed only when a game sets them (``copies`` also past six seats, by the table's size): a
+# game that leaves them alone shows, saves and names in OpenSpiel's parameters the rulebook's options
+# exactly as before they existed. Each with its check.
+LATE_OPTIONS: dict[str, Callable[[int, object], int]] = {
+    "copies": check_copies,
+    data.STALEMATE_OPTION: check_stalemate_turns,
+}
 
 
 class CapitolGame(Game):
@@ -43,15 +66,14 @@ class CapitolGame(Game):
 
     def check_game_options(self, players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """The options merged over the defaults, each value checked (``ValueError`` if bad)."""
-        options, copies = self._split_copies(players, options)
         given = dict(options) if isinstance(options, Mapping) else options
-        stalemate_set = isinstance(given, dict) and data.STALEMATE_OPTION in given
-        stalemate = given.pop(data.STALEMATE_OPTION) if isinstance(given, dict) and stalemate_set else None
+        late = {k: given.pop(k) for k in LATE_OPTIONS if isinstance(given, dict) and k in given}
         merged = check_options(self.name, given, self.default_options())
-        if copies is not None:
-            merged["copies"] = copies
-        if stalemate_set:
-            merged[data.STALEMATE_OPTION] = check_stalemate_turns(stalemate)
+        for key, value in late.items():
+            if not (key == "copies" and value is None):  # copies null: the table's own deck
+                merged[key] = LATE_OPTIONS[key](players, value)
+        if "copies" not in merged and players > data.RULEBOOK_MAX_PLAYERS:
+            merged["copies"] = data.default_copies(players)
         first = merged["first_player"]
         if first is not None and (type(first) is not int or not 0 <= first < players):
             raise ValueError(f"first_player must be null or a seat from 0 to {players - 1}, got {first!r}")
@@ -71,30 +93,6 @@ class CapitolGame(Game):
             )
         merged["steal_blockers"] = [r for r in choices if r in blockers]
         return merged
-
-    @staticmethod
-    def _split_copies(
-        players: int, options: Mapping[str, Any] | None
-    ) -> tuple[Mapping[str, Any] | None, int | None]:
-        """The big tables' ``copies`` option taken out of the others: the copies of each role, or None
-        for the rulebook's deck. It is set only when given or past six seats (then by the table's
-        size), so the options a 2-6-seat game shows and saves are the rulebook's, as before."""
-        given = None
-        if isinstance(options, Mapping) and "copies" in options:
-            options = dict(options)
-            given = options.pop("copies")
-        if given is None:
-            return options, (data.default_copies(players) if players > data.RULEBOOK_MAX_PLAYERS else None)
-        if type(given) is not int or given not in data.COPIES_CHOICES:
-            choices = ", ".join(str(c) for c in data.COPIES_CHOICES)
-            raise ValueError(f"copies must be null or one of {choices}, got {given!r}")
-        left = data.min_deck_left(players, given)
-        if left < data.DRAW["reporter"]:
-            raise ValueError(
-                f"copies {given} is too few for {players} players: {given * len(data.ROLES)} cards leave "
-                f"{left} in the deck after the deal, and a Reporter draws {data.DRAW['reporter']}"
-            )
-        return options, given
 
     def new_game(
         self,
