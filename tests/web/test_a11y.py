@@ -1,5 +1,5 @@
 """Issue 17, the accessibility floor of the whole client, in a real browser against a real server:
-axe-core (vendored for tests only, tests/vendor/axe-core) finds no serious or critical violation on
+axe-core (vendored for tests only, tests/web/vendor/axe-core) finds no serious or critical violation on
 the home page, the lobby, both tables, both end screens and the rules sheet; every text is at WCAG
 AA contrast, computed in the page from the colours as drawn (opacity and translucent backgrounds
 included), which also covers what axe leaves "incomplete"."""

@@ -113,3 +113,31 @@ def test_a_rendered_log_that_challenges_no_claim_is_refused_too(kind: str) -> No
     with pytest.raises(ValueError, match="before any claim"):
         public_honesty_bits([{"type": kind, "seat": 0}])
     assert public_honesty_bits([{"type": "action", "action": "banker"}, {"type": "bluff"}]) == 0b10
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"steal_blockers": ["judge"]},  # not a role that may block a steal (ruling 6)
+        {"forced_scandal": "no"},
+        {"stalemate_turns": "x"},
+        {"stalemate_turns": 5},  # below the stalemate rule's bounds
+        {"copies": 7},
+        {"colour": "red"},  # no such option
+    ],
+)
+def test_a_save_with_a_bad_option_is_refused_when_loaded(options: dict[str, Any]) -> None:
+    """A save's options pass a new game's checks: a bad value is refused by from_json, not met
+    halfway through a later move (which then failed with a TypeError after changing the state)."""
+    doc = json.loads(GAME.new_game(3, seed=1).to_json())
+    doc["options"] = {**doc["options"], **options}
+    with pytest.raises(ValueError, match="(malformed|inconsistent) Capitol state"):
+        GAME.from_json(json.dumps(doc))
+
+
+def test_a_save_of_every_option_set_loads_as_it_was() -> None:
+    options = {"steal_blockers": ["mafia", "reporter"], "forced_scandal": False, "stalemate_turns": 60}
+    state = GAME.new_game(8, seed=2, options=options)
+    again = GAME.from_json(state.to_json())
+    assert again.options == state.options and again.options["copies"] == 4
+    assert again.view(0) == state.view(0)

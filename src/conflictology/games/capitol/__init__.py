@@ -1,4 +1,5 @@
-"""Conflictology: Capitol, a game of bluffing for 2–6 players (the rules: docs/rules/capitol.md)."""
+"""Conflictology: Capitol, a game of bluffing for 2–6 players, 7–10 with the big-table variant
+(the rules: docs/rules/capitol.md)."""
 
 from __future__ import annotations
 

@@ -12,19 +12,28 @@ from conflictology.games.capitol import data, replay, worlds
 from conflictology.games.capitol.state import CapitolState
 from conflictology.games.capitol.table import table_for
 
+# A late option the game was not given (a null is given, and may be refused).
+NOT_SET = object()
 
-def check_stalemate_turns(players: int, value: object) -> int:
+
+def check_stalemate_turns(players: int, value: object) -> int | None:
     """The ``stalemate_turns`` option (the stalemate rule, docs/rules/capitol.md): an integer within
-    ``data.STALEMATE_BOUNDS``."""
+    ``data.STALEMATE_BOUNDS``, never null (the rule is never off); not set, it is left out (the rule's
+    default applies)."""
+    if value is NOT_SET:
+        return None
     low, high = data.STALEMATE_BOUNDS
     if type(value) is not int or not low <= value <= high:
         raise ValueError(f"{data.STALEMATE_OPTION} must be an integer from {low} to {high}, got {value!r}")
     return value
 
 
-def check_copies(players: int, value: object) -> int:
+def check_copies(players: int, value: object) -> int | None:
     """The big tables' ``copies`` option (docs/rules/capitol.md, "Big tables"): copies of each role,
-    one of ``data.COPIES_CHOICES``, with at least a Reporter's draw left in the deck after the deal."""
+    one of ``data.COPIES_CHOICES``, with at least a Reporter's draw left in the deck after the deal.
+    None (not set, or null) is the table's own deck: left out up to six seats, by its size past six."""
+    if value is None or value is NOT_SET:
+        return data.default_copies(players) if players > data.RULEBOOK_MAX_PLAYERS else None
     if type(value) is not int or value not in data.COPIES_CHOICES:
         choices = ", ".join(str(c) for c in data.COPIES_CHOICES)
         raise ValueError(f"copies must be null or one of {choices}, got {value!r}")
@@ -40,7 +49,7 @@ def check_copies(players: int, value: object) -> int:
 # Options listed only when a game sets them (``copies`` also past six seats, by the table's size): a
 # game that leaves them alone shows, saves and names in OpenSpiel's parameters the rulebook's options
 # exactly as before they existed. Each with its check.
-LATE_OPTIONS: dict[str, Callable[[int, object], int]] = {
+LATE_OPTIONS: dict[str, Callable[[int, object], int | None]] = {
     "copies": check_copies,
     data.STALEMATE_OPTION: check_stalemate_turns,
 }
@@ -69,11 +78,10 @@ class CapitolGame(Game):
         given = dict(options) if isinstance(options, Mapping) else options
         late = {k: given.pop(k) for k in LATE_OPTIONS if isinstance(given, dict) and k in given}
         merged = check_options(self.name, given, self.default_options())
-        for key, value in late.items():
-            if not (key == "copies" and value is None):  # copies null: the table's own deck
-                merged[key] = LATE_OPTIONS[key](players, value)
-        if "copies" not in merged and players > data.RULEBOOK_MAX_PLAYERS:
-            merged["copies"] = data.default_copies(players)
+        for key, check in LATE_OPTIONS.items():
+            value = check(players, late.get(key, NOT_SET))
+            if value is not None:
+                merged[key] = value
         first = merged["first_player"]
         if first is not None and (type(first) is not int or not 0 <= first < players):
             raise ValueError(f"first_player must be null or a seat from 0 to {players - 1}, got {first!r}")
@@ -131,7 +139,16 @@ class CapitolGame(Game):
             raise ValueError(f"not a JSON Capitol state: {exc}") from exc
         if not isinstance(doc, dict):
             raise ValueError("not a JSON Capitol state")
-        return CapitolState.from_doc(doc)
+        state = CapitolState.from_doc(doc)
+        # A save's options pass the same checks as a new game's: a bad value is refused here, not
+        # met halfway through a later move.
+        try:
+            checked = self.check_game_options(state.n, state.options)
+        except ValueError as exc:
+            raise ValueError(f"malformed Capitol state: {exc}") from exc
+        if checked != state.options:
+            raise ValueError(f"malformed Capitol state: options {state.options!r} are not as checked")
+        return state
 
     def open_view(self, state: GameState) -> View:
         assert isinstance(state, CapitolState)

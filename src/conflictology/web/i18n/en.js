@@ -47,7 +47,7 @@ export default {
     watch: 'Watch',
   },
   games: {
-    capitol: { name: 'Capitol', blurb: 'Claim roles, block, challenge, and be the last with influence.', players: '2–6 players' },
+    capitol: { name: 'Capitol', blurb: 'Claim roles, block, challenge, and be the last with influence.', players: '2–10 players' },
     conspiranoicos: { name: 'Conspiranoicos', blurb: 'Collect evidence, build the Pyramid, and prove the conspiracy.', players: '2 players' },
   },
   options: {

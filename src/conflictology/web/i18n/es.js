@@ -47,7 +47,7 @@ export default {
     watch: 'Mirar',
   },
   games: {
-    capitol: { name: 'Capitol', blurb: 'Declara roles, bloquea, desafía y sé el último con influencia.', players: '2–6 jugadores' },
+    capitol: { name: 'Capitol', blurb: 'Declara roles, bloquea, desafía y sé el último con influencia.', players: '2–10 jugadores' },
     conspiranoicos: { name: 'Conspiranoicos', blurb: 'Reúne pruebas, arma la Pirámide y demuestra la conspiración.', players: '2 jugadores' },
   },
   options: {

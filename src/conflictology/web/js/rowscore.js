@@ -1,6 +1,6 @@
 // A Conspiranoicos row measured by the scoring criteria, for the live preview while a player arranges
 // their own row (issue 17.8). A port of games/conspiranoicos/scoring.py (its functions of one row:
-// sequence, run, triple, pairs, majority); tests/test_web_polish.py compares both on the same rows.
+// sequence, run, triple, pairs, majority); tests/web/test_polish.py compares both on the same rows.
 // Only the player's own cards go in: what needs the opponent's row (who leads) is left to the end.
 
 // sequence(values, anyOrder) in scoring.py: the longest run of values rising or falling by exactly 1
