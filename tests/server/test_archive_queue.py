@@ -100,3 +100,30 @@ def test_games_wait_through_both_outages_and_the_next_process_writes_them(tmp_pa
             assert conn.exec_driver_sql("select count(*) from conflictology_games").scalar() == 2
     finally:
         store.close()
+
+
+def test_a_game_another_process_archived_is_no_longer_waited_on(tmp_path: Path) -> None:
+    """A process remembers the games it ended until they are written: a reader of the archive
+    flushes them first. Written by another process instead, they must leave that memory, or every
+    later read waits on a Redis round trip and a database ping for good (and the set only grows)."""
+    store = RefusingStore(f"sqlite:///{tmp_path / 'queue.sqlite3'}")
+    queue = FakeQueue()
+
+    async def main() -> None:
+        first, second = Archiver(store, queue), Archiver(store, queue)
+        store.refuse = True
+        first.queue_record(record("g1"))
+        await first.drain()  # queued in Redis, the database refusing
+        assert first.mine == {"g1"} and set(queue.records) == {"g1"}
+        store.refuse = False
+        await second.drain()  # the other process writes it
+        assert queue.records == {}
+        await first.drain()
+        assert first.mine == set()
+        queue.down = True  # Redis silent: nothing is known about the queue, nothing is forgotten
+        first.queue_record(record("g2"))
+        store.refuse = True
+        await first.drain()
+        assert "g2" in first.mine
+
+    asyncio.run(main())

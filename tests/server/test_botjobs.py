@@ -45,6 +45,20 @@ def test_quick_decisions_go_before_searches_and_ended_ones_are_skipped() -> None
     asyncio.run(main())
 
 
+def test_a_mystery_seats_decisions_are_in_neither_public_gauge() -> None:
+    """The queued-by-kind gauges of /metrics would tell whether a mystery bot's secret level searches."""
+
+    async def main() -> None:
+        queue = _queue(PoolCounts(), [])
+        plain, secret = _job("hard", True), _job("hard", True)
+        secret.mystery = True
+        queue.put(plain)
+        queue.put(secret)
+        assert queue.waiting() == (0, 1)
+
+    asyncio.run(main())
+
+
 def test_a_search_waiting_past_queue_wait_is_played_by_the_default_level_first_in_line() -> None:
     async def main() -> None:
         counts, dispatched = PoolCounts(), []

@@ -132,11 +132,16 @@ class Archiver:
         wait than one batch took."""
         async with self._lock:
             await self._hand_over()
+            seen = True
             try:
                 batch = await self.queue.oldest(BATCH)
             except Exception:
-                batch = []  # Redis does not answer: only the held records can be written
+                batch, seen = [], False  # Redis does not answer: only the held records can be written
             queued = {r["id"] for r in batch}
+            if seen and len(batch) < BATCH:
+                # The whole queue is in view: what this process ended and is neither queued nor held
+                # was archived by another process (a reader would otherwise wait on it for good).
+                self.mine &= queued | set(self.held)
             batch += [r for gid, r in self.held.items() if gid not in queued][: max(0, BATCH - len(batch))]
             if batch:
                 written = await self._write(batch)

@@ -169,11 +169,10 @@ class JobQueue:
             yield job
 
     def waiting(self) -> tuple[int, int]:
-        """Quick and search decisions waiting now."""
-        return (
-            sum(1 for j in self._waiting if not j.search and not j.future.done()),
-            sum(1 for j in self._waiting if j.search and not j.future.done()),
-        )
+        """Quick and search decisions waiting now; a mystery seat's in neither (the gauges are public:
+        counting it by kind would tell whether its secret level searches, as the counters would)."""
+        live = [j for j in self._waiting if not j.future.done() and not j.mystery]
+        return sum(1 for j in live if not j.search), sum(1 for j in live if j.search)
 
     # ---- the clocks ------------------------------------------------------------------------------
 

@@ -25,7 +25,14 @@ from conflictology.server.security import RateLimits, client_key
 # ---- what the transport sends --------------------------------------------------------------------
 
 
+# A refusal quotes what was refused (an illegal action, say): at most this much of it, so that a
+# small message cannot pull a large answer.
+ERROR_CHARS = 300
+
+
 def error_message(code: str, message: str) -> messages.Error:
+    if len(message) > ERROR_CHARS:
+        message = message[: ERROR_CHARS - 1] + "…"
     return messages.Error(code, message)
 
 

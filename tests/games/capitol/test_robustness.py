@@ -131,7 +131,7 @@ def test_a_save_with_a_bad_option_is_refused_when_loaded(options: dict[str, Any]
     halfway through a later move (which then failed with a TypeError after changing the state)."""
     doc = json.loads(GAME.new_game(3, seed=1).to_json())
     doc["options"] = {**doc["options"], **options}
-    with pytest.raises(ValueError, match="(malformed|inconsistent) Capitol state"):
+    with pytest.raises(ValueError, match=r"(malformed|inconsistent) Capitol state"):
         GAME.from_json(json.dumps(doc))
 
 
