@@ -5,13 +5,12 @@ seat saw, and OpenSpiel's ISMCTS and MCTS playing a few moves."""
 from __future__ import annotations
 
 import numpy as np
+import pyspiel  # the test extra installs open-spiel: a missing one is a failure, not a skip
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
-
-from conflictology import games  # noqa: E402
-from conflictology.engine import IllegalAction, Rng  # noqa: E402
-from conflictology.openspiel import ConflictologyState, returns_for  # noqa: E402
+from conflictology import games
+from conflictology.engine import IllegalAction, Rng
+from conflictology.openspiel import ConflictologyState, returns_for
 
 CAPITOL = "python_conflictology_capitol"
 CONSPIRANOICOS = "python_conflictology_conspiranoicos"

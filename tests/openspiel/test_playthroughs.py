@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import difflib
 
+import pyspiel  # noqa: F401 (the test extra installs open-spiel: a missing one fails, not skips)
 import pytest
-
-pytest.importorskip("pyspiel")
 
 from conflictology.openspiel.playthrough import DIRECTORY, PLAYTHROUGHS, Playthrough, main, render
 

@@ -65,8 +65,10 @@ def test_every_documented_route_answers(server: Server) -> None:
             http.patch(f"/api/rooms/{code}", json={"settings": {"public": True}}, headers=auth(host)), 200
         )
         assert patched["settings"]["public"] is True
-        time.sleep(1.1)  # the listing is built at most once a second
-        assert code in [r["code"] for r in answer(http.get("/api/rooms"), 200)["rooms"]]
+        deadline = time.monotonic() + 30  # the listing is built at most once a second: wait for it
+        while code not in [r["code"] for r in answer(http.get("/api/rooms"), 200)["rooms"]]:
+            assert time.monotonic() < deadline, "the public room never reached the listing"
+            time.sleep(0.2)
 
         joined = answer(http.post(f"/api/rooms/{code}/join", json={"name": "Bob"}), 201)
         assert joined["seat"] == 1

@@ -259,6 +259,15 @@ def test_sockets_up_to_date_share_one_text_per_seat(tmp_path: Path, monkeypatch:
         seat, action = reporter_loop(room)
         room, _ = await hub.change("LOGS23", lambda r: r.act(seat, action, r.seq, 1000.0))
         assert len(encoded) == 2  # seat 0's and the spectators'
+        # The shared texts are each socket's own: seat 0's tabs its view, the spectators the public one.
+        assert room.state is not None
+        for (socket, _conn), seat in zip(sockets, (0, 0, 0, None, None, None), strict=True):
+            got = json.loads(socket.drain()[-1])["view"]
+            own = wire(room.state.view(seat))
+            got.pop("log")
+            own.pop("log")
+            assert got == own
+            assert all(isinstance(p["hidden"], int) for p in got["players"] if p["seat"] != seat)
         await hub.send_current(sockets[0][1])  # a sync: the whole text, encoded once more
         seat, action = reporter_loop(room)
         room, _ = await hub.change("LOGS23", lambda r: r.act(seat, action, r.seq, 1000.0))
