@@ -112,3 +112,14 @@ def test_the_simulate_command_refuses_a_bad_scale_before_any_game() -> None:
     )
     assert result.exit_code == 2
     assert "bluff_scale must be a number 0 or more" in result.output
+
+
+@pytest.mark.parametrize("blockers", [[], ["mafia"], ["mafia", "reporter"]])
+def test_the_heuristic_knows_who_may_block_a_steal_at_this_table(blockers: list[str]) -> None:
+    """Ruling 6's steal_blockers option is in the view's options (the heuristic once looked for it in
+    the pending decision, found nothing, and aimed its Mafia as if no steal could ever be blocked)."""
+    state = GAME.new_game(3, seed=4, options={"steal_blockers": blockers})
+    seat = state.waiting_for()[0]
+    from_view = Knowledge(state.view(seat))
+    from_state = Knowledge.of_state(state, seat, LogMemo())
+    assert from_view.steal_blockers == from_state.steal_blockers == tuple(blockers)

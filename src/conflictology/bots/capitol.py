@@ -43,7 +43,6 @@ from conflictology.engine import Action, Game, View
 from conflictology.games.capitol.data import (
     CLAIM,
     COST,
-    ROLES,
 )
 
 
@@ -139,18 +138,11 @@ class CapitolHeuristic(Bot):
                     s += 2.0  # an elimination
             elif kind == "mafia":
                 s = min(2, p.money) * 2.0 + 0.2 * k.threat(t)
-                for role in self._steal_blockers(k):
+                for role in k.steal_blockers:
                     s -= 3.0 * k.p_holds(t, role)
             return s
 
         return max(actions, key=lambda a: (score(a), -a["target"]))
-
-    def _steal_blockers(self, k: Knowledge) -> tuple[str, ...]:
-        pending = k.pending
-        roles = pending.get("steal_blockers")
-        if isinstance(roles, list):
-            return tuple(r for r in roles if r in ROLES)
-        return ()
 
     # -- own turn -------------------------------------------------------------------------------
     def _turn(self, k: Knowledge, legal: list[Action]) -> Action:

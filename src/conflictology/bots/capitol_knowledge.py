@@ -171,7 +171,11 @@ class Knowledge:
                 for i, p in enumerate(players)
             ]
         self.deck: int = int(view.get("deck", 0))
-        self.copies: int = copies_in(view.get("options") or {})  # big tables: more copies of each role
+        options = view.get("options") or {}
+        self.copies: int = copies_in(options)  # big tables: more copies of each role
+        # The roles that may block a Mafia steal at this table (ruling 6, the steal_blockers option).
+        steal = options.get("steal_blockers", ())
+        self.steal_blockers: tuple[str, ...] = tuple(r for r in steal if r in ROLES)
         # Cards this seat saw as the Police player and that are still in that hand.
         self.known: dict[int, list[str]] = {}
         for k in view.get("known") or []:
@@ -189,6 +193,7 @@ class Knowledge:
         k.me = seat
         k.n = state.n
         k.copies = copies_in(state.options)
+        k.steal_blockers = state.opt_steal
         k.hand = list(state.hidden[seat])
         players = memo.players
         if players is None:

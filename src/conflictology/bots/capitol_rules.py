@@ -26,7 +26,6 @@ from conflictology.games.capitol.data import (
     BANKER_TAKE,
     BLOCK,
     BLOCK_CHALLENGE,
-    BLOCK_ROLES,
     CHALLENGE,
     CLAIM,
     COST,
@@ -38,6 +37,7 @@ from conflictology.games.capitol.data import (
     RETURN,
     SHOW,
     TURN,
+    block_roles,
     copies_in,
 )
 from conflictology.games.capitol.fields import LogEntry
@@ -188,9 +188,7 @@ class RulePlayer:
 
     def _blockers(self, action: str) -> tuple[str, ...]:
         """Who may block ``action`` claiming what (ruling 6; a Mafia steal per the table's option)."""
-        if action == "mafia":
-            return tuple(self.s.opt_steal)
-        return BLOCK_ROLES.get(action, ())
+        return block_roles(action, self.s.opt_steal)
 
     def _target(self, action: str) -> int:
         blockers = self._blockers(action)

@@ -1,11 +1,12 @@
 """Conflictology: Capitol rule data: the deck, the money, the actions and who may claim, block or pay.
 
-Everything here is the rulebook (``shared/seeds/000_*.txt``) or a numbered ruling of
-``capitol-rulings.md`` written down once, so the rules module reads from tables instead of literals.
+Everything here is the rulebook or a ruling of docs/rules/capitol.md (which follows the rulebook and
+marks each ruling) written down once, so the rules module reads from tables instead of literals.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Final
 
@@ -98,6 +99,14 @@ CLAIM: Final[dict[str, str]] = {
 BLOCK_ROLES: Final[dict[str, tuple[str, ...]]] = {"foreign_aid": ("banker",), "hacker": ("judge",)}
 BLOCKED_BY_ANYONE: Final = frozenset({"foreign_aid"})
 STEAL_BLOCKER_CHOICES: Final = ("mafia", "police", "reporter")
+
+
+def block_roles(action: str, steal_blockers: Sequence[str]) -> tuple[str, ...]:
+    """The roles a block of ``action`` may claim (ruling 6); a Mafia steal's are the table's
+    ``steal_blockers`` option (none by the rulebook)."""
+    if action == "mafia":
+        return tuple(steal_blockers)
+    return BLOCK_ROLES.get(action, ())
 # Every role that can ever appear in a `block` (for the action table).
 BLOCKING_ROLES: Final = ("banker", "mafia", "judge", "reporter", "police")
 

@@ -107,10 +107,14 @@ def _turn_actions(s: CapitolFields, seat: int) -> list[Key]:
     return out
 
 
+def only_choice(hand: list[str]) -> str | None:
+    """Ruling 12a: a hand of one face-down card, or of two of the same role, leaves no choice of what
+    to lose, return or show: it is taken automatically (None: the player chooses)."""
+    return hand[0] if hand.count(hand[0]) == len(hand) else None
+
+
 def block_roles(s: CapitolFields) -> tuple[str, ...]:
-    if s.action == "mafia":
-        return s.opt_steal
-    return data.BLOCK_ROLES.get(s.action, ())
+    return data.block_roles(s.action, s.opt_steal)
 
 
 def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
@@ -346,9 +350,9 @@ def _on_block_challenge(s: CapitolFields, seat: int, kind: str) -> None:
         s.log.append(("blocked", s.actor, blocker))
         s.phase = RETURN
         s.awaiting = [blocker]
-        hand = s.hidden[blocker]
-        if hand.count(hand[0]) == len(hand):  # ruling 12a: only one choice
-            _replace(s, blocker, hand[0])
+        card = only_choice(s.hidden[blocker])
+        if card is not None:
+            _replace(s, blocker, card)
             s.log.append(("return", blocker))
             _next_turn(s)
         return
@@ -383,10 +387,10 @@ def _run_losses(s: CapitolFields) -> None:
             # Ruling 11: a player who lost their last influence early loses only what they had.
             losses.pop(0)
             continue
-        if hand.count(hand[0]) == len(hand):
-            # Ruling 12a: one face-down card, or two of the same role: taken automatically.
+        card = only_choice(hand)
+        if card is not None:
             losses.pop(0)
-            _lose(s, seat, hand[0])
+            _lose(s, seat, card)
             if s.phase is OVER:
                 return
             continue
@@ -483,9 +487,9 @@ def _resolve(s: CapitolFields) -> None:
     elif kind == "police_investigate":
         s.phase = SHOW
         s.awaiting = [target]
-        hand = s.hidden[target]
-        if hand.count(hand[0]) == len(hand):  # ruling 12a
-            _show(s, target, hand[0])
+        card = only_choice(s.hidden[target])
+        if card is not None:
+            _show(s, target, card)
         return
     _next_turn(s)
 

@@ -147,10 +147,7 @@ class CapitolState(CapitolFields, GameState):
     def apply(self, seat: int, action: Any) -> None:
         # Always by value, never by identity: the dict may be one legal_actions handed out and the
         # caller changed since (a Mafia retargeted at oneself, an Income turned into a Scandal).
-        k = rules.key_of(action)
-        if k is None and type(action) is int and rules.legal_keys(self, seat):
-            action = self.action_table.action(action)  # an index where an action belongs: named
-        rules.apply_key(self, seat, k, action)
+        rules.apply_key(self, seat, rules.key_of(action), action)
 
     decision_kind = rules.decision_kind
     timeout_action = rules.timeout_action
@@ -248,7 +245,7 @@ class CapitolState(CapitolFields, GameState):
             cards += h
         for r in self.revealed:
             cards += r
-        full = data.deck_of(self.options.get("copies", data.COPIES))
+        full = data.deck_of(data.copies_in(self.options))
         if sorted(cards) != sorted(full):
             raise ValueError(f"inconsistent Capitol state: the {len(full)} cards are not all there")
         if self.phase not in _PHASE_OF or self.then not in _THEN_OF:

@@ -1,7 +1,7 @@
 """Evidence cards and decks: loading a deck file and refusing a malformed one.
 
 The rulebook describes a card (value, front faction symbols, challenge, back) but never lists the
-18 cards, so the deck is data (``decks/default.json``, conspiranoicos-rulings.md "The deck"); a room
+18 cards, so the deck is data (``decks/default.json``, docs/rules/conspiranoicos.md "The cards"); a room
 may load another deck file with the ``deck_file`` option. A deck is checked in full when it is
 loaded: an error names the file, the card and the field.
 """

@@ -1,4 +1,4 @@
-"""Rule options (a room's settings for the rules; conspiranoicos-rulings.md "Options worth offering")."""
+"""Rule options (a room's settings for the rules; docs/rules/conspiranoicos.md "Options")."""
 
 from __future__ import annotations
 
