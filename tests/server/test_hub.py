@@ -170,3 +170,19 @@ def test_a_reaction_reaches_every_socket_in_the_room(tmp_path: Path) -> None:
         assert await ada.next() == expected and await watcher.next() == expected
 
     run(tmp_path, test)
+
+
+def test_a_socket_that_does_not_read_is_dropped_by_what_it_holds_not_only_by_count() -> None:
+    """A long game's whole view is ~200 KB: a bound of 1,000 queued messages alone let one socket
+    that never reads hold 200 MB. Past ``max_queue_chars`` queued, the socket is closed instead."""
+
+    async def main() -> None:
+        conn = Connection(object(), "ROOM", None, ServerConfig(max_queue_chars=1_000_000))
+        big = "x" * 300_000
+        for _ in range(3):
+            conn.send_text(big)
+        assert not conn.closed and conn.queued_chars == 900_000
+        conn.send_text(big)
+        assert conn.closed and conn.queued_chars == 900_000  # refused, not queued
+
+    asyncio.run(main())

@@ -131,8 +131,10 @@ class ServerConfig:
     # Host names this server answers (its public name; "*.example"; "*" for any). None given: localhost,
     # IP addresses and this machine's own names (the defence against DNS rebinding: security.py).
     allowed_hosts: list[str] = field(default_factory=list)
-    # Messages a slow connection may have queued before it is dropped.
+    # Messages, and characters of them, a slow connection may have queued before it is dropped (a
+    # long game's whole view is ~200 KB: a count alone let one socket that never reads hold 200 MB).
     max_queue: int = 1000
+    max_queue_chars: int = 8 * 1024 * 1024
     # Connections (server/connections.py; docs/scaling.md sizes them). A browser or a bot sends a
     # request's headers in one packet and a body of a few hundred bytes right after; 10 s leaves
     # room for a bad mobile link (a few lost packets) while a slow sender holds a socket for 10 s,

@@ -309,6 +309,8 @@ class SnapshotWriter:
         the finished games are written for them (a read must not set off snapshot writes)."""
         if self.archiver is not None and not by_writer:
             await self.archiver.flush()
+        if not by_writer and not self.unarchived:
+            return  # nothing for a reader: it need not wait behind the writer's batch
         async with self._persist_lock:
             if not self.unarchived and not (by_writer and (self.unsaved or self._unshown)):
                 return

@@ -70,6 +70,8 @@ class Connection:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
         self.max_queue = config.max_queue
+        self.max_queue_chars = config.max_queue_chars
+        self.queued_chars = 0
         self.bucket = TokenBucket(config.ws_rate_per_second, config.ws_rate_burst)
         # Messages refused for their rate in the current 10 s window (flooding() closes the socket).
         self._refused = 0
@@ -96,10 +98,11 @@ class Connection:
     def send_text(self, text: str) -> None:
         if self.closed:
             return
-        if self.queue.qsize() >= self.max_queue:
+        if self.queue.qsize() >= self.max_queue or self.queued_chars + len(text) > self.max_queue_chars:
             # A client that does not read its messages is dropped rather than buffered forever.
             self.close()
             return
+        self.queued_chars += len(text)
         self.queue.put_nowait(text)
 
     def close(self) -> None:
@@ -115,6 +118,7 @@ class Connection:
                     with contextlib.suppress(Exception):
                         await self.ws.close()
                     return
+                self.queued_chars -= len(item)
                 await self.ws.send_text(item)
         except Exception:  # the peer went away; the reader side will notice and detach
             self.closed = True
