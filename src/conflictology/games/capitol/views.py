@@ -24,7 +24,9 @@ claims were bluffs and how many of those were caught.
 ``action``, ``target``, ``claim`` (the role the action claims), ``challenger``, ``blocker``,
 ``block_claim``, ``block_challenger``, ``awaiting``, ``passed`` (who passed in the current window),
 ``losses`` (seats still to lose an influence, the first one now), ``then`` (what follows the losses:
-``end_turn``, ``continue``, ``resolve``), ``reveal`` (``{"seat", "card"}``: a card revealed to win a
+``end_turn``, ``continue``, ``resolve``), for the target alone ``block_answer`` (ruling 6a: its
+sealed answer on blocking, ``pass`` or the role it will block with, until the action stands),
+``reveal`` (``{"seat", "card"}``: a card revealed to win a
 challenge, replaced once the losses are taken); in an exchange ``keep`` (and for the actor ``hand`` and
 ``drawn``); in an investigation ``shown`` for the Police player and the target.
 
@@ -151,6 +153,9 @@ def pending_of(state: CapitolFields, seat: int | None) -> dict[str, Any] | None:
         # A card revealed to win a challenge: still in that hand until the losses are taken.
         "reveal": {"seat": state.reveal_seat, "card": state.reveal_card} if state.reveal_seat >= 0 else None,
     }
+    if state.block_answer and seat == state.target:
+        # Ruling 6a: the target's sealed answer, in its own view only until the block takes effect.
+        pending["block_answer"] = state.block_answer
     if phase is EXCHANGE:
         pending["keep"] = state.keep
         if seat == state.actor:
