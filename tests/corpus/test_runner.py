@@ -78,11 +78,11 @@ def test_a_missing_or_extra_event_is_named() -> None:
 
 def test_an_illegal_step_and_a_legal_refusal() -> None:
     def illegal(doc: dict[str, Any]) -> None:
-        doc["steps"][6] = {"seat": 1, "action": {"type": "block", "card": "judge"}}
+        doc["steps"][6] = {"seat": 1, "action": {"type": "block", "card": "banker"}}
 
     error = str(variant(HACK, illegal))
-    assert error.startswith('step 7 (seat 1: {"card":"judge","type":"block"}): refused')
-    assert 'seat 1 may: {"type":"pass"}, {"type":"challenge"}' in error
+    assert error.startswith('step 7 (seat 1: {"card":"banker","type":"block"}): refused')
+    assert 'seat 1 may: {"type":"pass"}, {"type":"challenge"}, {"card":"judge","type":"block"}' in error
 
     def refused(doc: dict[str, Any]) -> None:
         doc["steps"][6]["refused"] = True

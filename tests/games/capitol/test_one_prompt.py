@@ -238,10 +238,51 @@ def test_an_old_save_mid_challenge_window_loads_and_keeps_the_block_window_it_pr
     assert "block_answer" not in text
     s = GAME.from_json(text)
     assert s.phase == "challenge" and s.waiting_for() == [2] and s.block_answer == ""
+    assert not s.one_prompt and s.view(2)["two_prompts"] is True
     act(s, 2, "pass")
     assert s.phase == "block" and s.waiting_for() == [1], "the target passed expecting a block window"
+    # It plays on to the end with the two prompts it started with (a world of it too).
     rng = Rng(9)
     while not s.is_over():
         seat = s.waiting_for()[0]
+        if s.phase == "challenge":
+            assert not any(a["type"] == "block" for a in s.legal_actions(seat))
+            world = GAME.determinize(s.view(seat), rng)
+            assert not world.one_prompt and world.legal_actions(seat) == s.legal_actions(seat)
         s.apply(seat, rng.choice(s.legal_actions(seat)))
+        assert GAME.from_json(s.to_json()).to_json() == s.to_json()
     assert s.winners()
+
+
+def test_a_new_game_plays_the_one_prompt_and_says_nothing_of_it_in_its_views() -> None:
+    s = GAME.new_game(3, seed=1)
+    assert s.one_prompt and "two_prompts" not in s.view(0) and "two_prompts" not in s.view(None)
+    assert json.loads(s.to_json())["one_prompt"] is True
+
+
+def _old_record(game: dict[str, Any]) -> dict[str, Any]:
+    """An archived record of a game played with the two prompts: its initial state as saved then (no
+    ``one_prompt``, no ``block_answer``) and its decisions."""
+    state = GAME.new_game(game["players"], seed=game["seed"], options=game["options"])
+    doc = json.loads(state.to_json())
+    del doc["one_prompt"], doc["block_answer"]
+    table = state.action_table
+    actions = [
+        {"seq": i, "seat": seat, "action": dict(table.actions[index]), "by": "player"}
+        for i, (seat, index, _) in enumerate(game["moves"])
+    ]
+    return {"id": "g", "room": "r", "game": "capitol", "players": [{"name": f"P{i}"} for i in range(state.n)],
+            "initial": json.dumps(doc), "actions": actions}
+
+
+def test_an_archived_game_of_the_two_prompts_replays_exactly_as_it_was_played() -> None:
+    from conflictology import replay
+
+    for game in json.loads(HERE.read_text())[::4]:
+        record = _old_record(game)
+        built = replay.build(record)
+        assert len(built["steps"]) == len(game["moves"]) + 1
+        state = GAME.from_json(record["initial"])
+        for entry in record["actions"]:
+            state.apply(entry["seat"], entry["action"])
+        assert outcome(state) == game["outcome"]

@@ -79,7 +79,7 @@ def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
 def _compute_legal(s: CapitolFields, seat: int) -> list[Key]:
     phase = s.phase
     if phase is CHALLENGE:
-        if seat == s.target and s.action not in data.BLOCKED_BY_ANYONE:
+        if seat == s.target and s.one_prompt:
             # Ruling 6a: the target's one prompt (challenge, block or let it pass).
             return [_PASS, _CHALLENGE] + [("block", "card", r) for r in block_roles(s)]
         return [_PASS, _CHALLENGE]
@@ -286,7 +286,7 @@ def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
 def _on_challenge(s: CapitolFields, seat: int, k: Key) -> None:
     kind = k[0]
     if kind != "challenge":
-        if seat == s.target and block_roles(s):
+        if seat == s.target and s.one_prompt and block_roles(s):
             # Ruling 6a: the target's answer on blocking, sealed until the action stands. To the
             # others it has answered without challenging, as a pass (``passed``) says.
             s.block_answer = k[2] if kind == "block" else "pass"

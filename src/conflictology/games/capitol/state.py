@@ -54,6 +54,7 @@ class CapitolState(CapitolFields, GameState):
         s.quiet = 0
         s.moves = 0
         s.tied = []
+        s.one_prompt = True
         s._lseat = -1
         s._legal = []
         rules.begin_turn(s, first)
@@ -88,6 +89,7 @@ class CapitolState(CapitolFields, GameState):
         c.block_claim = self.block_claim
         c.block_challenger = self.block_challenger
         c.block_answer = self.block_answer
+        c.one_prompt = self.one_prompt
         c.awaiting = self.awaiting[:]
         c.passed = self.passed[:]
         c.losses = self.losses[:]
@@ -192,9 +194,13 @@ class CapitolState(CapitolFields, GameState):
             s.blocker = int(doc["blocker"])
             s.block_claim = str(doc["block_claim"])
             s.block_challenger = int(doc["block_challenger"])
-            # A save from before ruling 6a has none: its target, if it passed, is asked in the block
-            # window as it was promised.
+            # A save from before ruling 6a has neither: it plays on with the two prompts it started
+            # with (its target, if it passed, is asked in the block window as it was promised).
             s.block_answer = str(doc.get("block_answer", ""))
+            one_prompt = doc.get("one_prompt", False)
+            if type(one_prompt) is not bool:
+                raise ValueError(f"one_prompt must be true or false, got {one_prompt!r}")
+            s.one_prompt = one_prompt
             s.awaiting = [int(x) for x in doc["awaiting"]]
             s.passed = [int(x) for x in doc["passed"]]
             s.losses = [int(x) for x in doc["losses"]]
@@ -258,7 +264,8 @@ class CapitolState(CapitolFields, GameState):
         # challenge window, and the losses of a challenge that decides whether it stands).
         answer = self.block_answer
         if answer and not (
-            (self.phase is data.CHALLENGE or self.phase is data.LOSE)
+            self.one_prompt
+            and (self.phase is data.CHALLENGE or self.phase is data.LOSE)
             and (answer == "pass" or answer in data.block_roles(self.action, self.opt_steal))
         ):
             raise ValueError(f"inconsistent Capitol state: block_answer {answer!r} in phase {self.phase}")

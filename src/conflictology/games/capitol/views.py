@@ -9,7 +9,8 @@ A view: ``game``, ``you``, ``turn`` (the acting seat), ``phase`` (see ``data.Pha
 (``waiting_for``), ``treasury``, ``deck`` (cards in it), ``players`` (``seat``, ``money``, ``hidden``:
 your roles or another's count, ``revealed``, ``alive``), ``options``, ``pending``, ``log``, ``known``
 (for a seat: ``[{"seat", "card"}]``, what it saw as Police and still knows) and, once the game is over,
-``winners`` and ``summary``.
+``winners`` and ``summary``; ``two_prompts`` (true) in a game saved before ruling 6a, which plays on
+with the two prompts it started with (the target answers the challenge window, then the block window).
 
 ``summary`` (every view, spectators too, only once the game is over; before the end nothing of it is
 in any view) marks the bluffs: ``claims``, one per role claimed during the game, in order, each
@@ -83,6 +84,8 @@ def render_view(state: CapitolFields, seat: int | None, with_log: bool = True) -
         "options": {**state.options, "steal_blockers": list(state.options["steal_blockers"])},
         "pending": pending_of(state, seat),
     }
+    if not state.one_prompt:
+        view["two_prompts"] = True  # a game saved before ruling 6a plays on as it started
     # Without: a replay's step (replay.step_view), whose log is sent once, not at every step.
     log = [render_entry(e) for e in state.log] if with_log or phase is OVER else []
     if with_log:
