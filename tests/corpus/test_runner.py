@@ -78,11 +78,11 @@ def test_a_missing_or_extra_event_is_named() -> None:
 
 def test_an_illegal_step_and_a_legal_refusal() -> None:
     def illegal(doc: dict[str, Any]) -> None:
-        doc["steps"][6] = {"seat": 1, "action": {"type": "block", "card": "judge"}}
+        doc["steps"][6] = {"seat": 1, "action": {"type": "block", "card": "banker"}}
 
     error = str(variant(HACK, illegal))
-    assert error.startswith('step 7 (seat 1: {"card":"judge","type":"block"}): refused')
-    assert 'seat 1 may: {"type":"pass"}, {"type":"challenge"}' in error
+    assert error.startswith('step 7 (seat 1: {"card":"banker","type":"block"}): refused')
+    assert 'seat 1 may: {"type":"pass"}, {"type":"challenge"}, {"card":"judge","type":"block"}' in error
 
     def refused(doc: dict[str, Any]) -> None:
         doc["steps"][6]["refused"] = True
@@ -97,9 +97,14 @@ def test_malformed_scenarios_are_refused_with_a_reason() -> None:
     assert "unknown check(s) moneyz" in str(variant(HACK, unknown_check))
 
     def other_rules(doc: dict[str, Any]) -> None:
-        doc["rules"] = 2
+        doc["rules"] = 3
 
-    assert str(variant(HACK, other_rules)) == "capitol rules version 2: this runner plays 1"
+    assert str(variant(HACK, other_rules)) == "capitol rules version 3: this runner plays 2"
+
+    def two_prompts(doc: dict[str, Any]) -> None:
+        doc["rules"] = 1  # before ruling 6a: a scenario of the two prompts is not played as one
+
+    assert str(variant(HACK, two_prompts)) == "capitol rules version 1: this runner plays 2"
 
     def bad_deck(doc: dict[str, Any]) -> None:
         doc["deck"] = doc["deck"][:-1]

@@ -236,6 +236,23 @@ def test_every_capitol_action_has_words() -> None:
     assert {"keep", "show", "let_keep", "return", "block", "lose"} <= kinds
 
 
+def test_the_target_of_a_hacker_is_offered_challenge_block_and_pass_in_one_prompt() -> None:
+    from capitol_helpers import B, H, J, M, P, R, table
+
+    s = table([[H, M], [B, J], [R, P]])
+    s.money[0] += 1
+    s.treasury -= 1
+    s._lseat = -1
+    s.apply(0, {"type": "hacker", "target": 1})
+    names = ["Ana", "Ben", "Cat"]
+    view = s.view(1)
+    text = render.describe_pending(view, names)
+    assert "Challenge the claim, block it, or let it pass?" in text and "against you" in text
+    labels = [render.label_action(a, view, names) for a in s.legal_actions(1)]
+    assert labels[2].startswith("Block, claiming Judge (kept secret until everyone answered)")
+    assert render.describe_pending(s.view(2), names).endswith("Challenge the claim, or let it pass?")
+
+
 def _ids_in(view: Any) -> set[str]:
     """Every string anywhere in a view except its card catalogue (which lists the whole deck)."""
     out: set[str] = set()

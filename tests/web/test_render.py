@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Page
 
 from browser_helpers import WebServer, run_server
+from capitol_helpers import B, H, J, M, P, R, table
 from conflictology.games.capitol import GAME as CAPITOL
 from conflictology.games.conspiranoicos import GAME as CONSPIRANOICOS
 
@@ -36,12 +37,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
 
 
 # Renders one module's function into the page with a context like app.js's ctx(); returns facts about it.
-RENDER = """async ({module, fn, view, you, lang, probe}) => {
+RENDER = """async ({module, fn, view, you, lang, probe, legal}) => {
   const i18n = await import('/js/i18n.js');
   i18n.setLang(lang);
   const m = await import(module);
   const names = ['Ana', 'Ben', 'Cat', 'Dan', 'Eva', 'Fay'];
-  const c = { view, legal: [], deadline: null, you, room: null, name: (s) => names[s],
+  const c = { view, legal: legal || [], deadline: null, you, room: null, name: (s) => names[s],
     act: () => {}, busy: false, ui: {}, rerender: () => {}, t: i18n.t, lang };
   const el = m[fn](c);
   document.body.replaceChildren(el);
@@ -51,9 +52,9 @@ RENDER = """async ({module, fn, view, you, lang, probe}) => {
 
 
 def render(page: Page, module: str, fn: str, view: dict[str, Any], probe: str, you: int | None = 0,
-           lang: str = "en") -> Any:
+           lang: str = "en", legal: list[dict[str, Any]] | None = None) -> Any:
     return page.evaluate(RENDER, {"module": module, "fn": fn, "view": view, "you": you, "lang": lang,
-                                  "probe": probe})
+                                  "probe": probe, "legal": legal})
 
 
 def finished_capitol(players: int, seed: int) -> dict[str, Any]:
@@ -111,6 +112,55 @@ def test_capitol_end_summary_lists_every_claim_with_its_mark(page: Page, server:
     # Before the end a view has no summary, and the end detail draws nothing.
     live = CAPITOL.new_game(players=3, seed=1).view(0)
     assert render(page, "/js/capitol.js", "endDetail", live, "return el;") is None
+
+
+def test_capitol_target_gets_one_prompt_and_its_sealed_answer_is_its_own(
+    page: Page, server: WebServer,
+) -> None:
+    """Ruling 6a in the client: the target of a Hacker sees challenge, block as Judge and let it pass in one
+    prompt, labelled in English and Spanish; once it sealed a block, its own banner says so and nobody
+    else's does."""
+    page.goto(server.url + "/")
+    s = table([[H, M], [B, J], [R, P]])
+    s.money[0] += 1
+    s.treasury -= 1
+    s._lseat = -1
+    s.apply(0, {"type": "hacker", "target": 1})
+    probe = """return {
+      keys: [...el.querySelectorAll('.controls button')].map((b) => b.dataset.k),
+      labels: [...el.querySelectorAll('.controls button')].map((b) => b.textContent),
+      hint: (el.querySelector('[data-k=sealed-hint]') || {}).textContent || null,
+    };"""
+    for lang, labels, hint in (
+        ("en", ["Challenge", "Block as Judge", "Let it pass"], "A block stays secret"),
+        ("es", ["Desafiar", "Bloquear como Juez", "Dejar pasar"], "El bloqueo queda en secreto"),
+    ):
+        got = render(page, "/js/capitol.js", "renderTable", s.view(1), probe, you=1, lang=lang,
+                     legal=s.legal_actions(1))
+        assert got["keys"] == ["act-challenge", "act-block-judge", "act-pass"]
+        assert got["labels"] == labels
+        assert got["hint"].startswith(hint)
+    # A bystander's prompt is the old one: challenge or let it pass, no hint.
+    got = render(page, "/js/capitol.js", "renderTable", s.view(2), probe, you=2, legal=s.legal_actions(2))
+    assert got["keys"] == ["act-challenge", "act-pass"] and got["hint"] is None
+    text = banner_of(page, s.view(1), s.legal_actions(1), 1)
+    assert text.endswith("Challenge it, block it, or let it pass.")
+    s.apply(1, {"type": "block", "card": J})
+    assert "Your answer: block as Judge" in banner_of(page, s.view(1), [], 1)
+    for seat in (0, 2):
+        assert "answer" not in banner_of(page, s.view(seat), s.legal_actions(seat), seat)
+    assert "Tu respuesta: bloquear como Juez" in banner_of(page, s.view(1), [], 1, "es")
+
+
+def banner_of(
+    page: Page, view: dict[str, Any], legal: list[dict[str, Any]], you: int, lang: str = "en",
+) -> str:
+    return str(page.evaluate("""async ({view, legal, you, lang}) => {
+      const i18n = await import('/js/i18n.js');
+      i18n.setLang(lang);
+      const m = await import('/js/capitol.js');
+      return m.banner({ view, legal, you, name: (s) => ['Ana', 'Ben', 'Cat'][s], t: i18n.t, lang }).text;
+    }""", {"view": view, "legal": legal, "you": you, "lang": lang}))
 
 
 def test_conspiranoicos_cards_come_from_the_views_catalogue(

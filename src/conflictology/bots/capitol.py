@@ -88,6 +88,8 @@ class CapitolHeuristic(Bot):
             return self._keep(k, legal)
         if "let_keep" in types or "force_redraw" in types:
             return self._investigated(k, legal)
+        if "block" in types and "challenge" in types:
+            return self._one_prompt(k, legal)
         if "block" in types:
             return self._block(k, legal)
         if "challenge" in types:
@@ -302,6 +304,14 @@ class CapitolHeuristic(Bot):
         if action == "foreign_aid":
             return 2 * DOLLAR
         return 0.15
+
+    def _one_prompt(self, k: Knowledge, legal: list[Action]) -> Action:
+        """Ruling 6a: the target's one prompt. The answer it would have given in two: challenge, or
+        else what it would have answered in the block window (a sealed block, or let it pass)."""
+        answer = self._challenge(k, [a for a in legal if a["type"] != "block"])
+        if answer["type"] == "challenge":
+            return answer
+        return self._block(k, [a for a in legal if a["type"] != "challenge"])
 
     def _block(self, k: Knowledge, legal: list[Action]) -> Action:
         by_card = {a["card"]: a for a in legal if a["type"] == "block"}

@@ -148,6 +148,8 @@ class RulePlayer:
             choice = self._turn()
         elif phase is CHALLENGE:
             choice = self._answer_claim()
+            if choice["type"] == "pass" and len(legal) > 2:
+                choice = self._block(legal)  # ruling 6a: the target answers the block now
         elif phase is BLOCK_CHALLENGE:
             choice = {"type": "challenge" if self._should_challenge() else "pass"}
         elif phase is BLOCK:

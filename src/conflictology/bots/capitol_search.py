@@ -347,16 +347,13 @@ class CapitolSearch(SearchPolicy):
                 rate = self.block_challenge_rate.get(s.action, self.challenge_rate)
             if seen >= copies_in(s.options) or rng.random() < rate:
                 return legal[1]
+            if len(legal) > 2:
+                # Ruling 6a: the target's one prompt. Not challenging, it answers the block now, as
+                # it would have in the block window.
+                return self._block(s, hand, [legal[0], *legal[2:]], rng)
             return legal[0]
         if phase is BLOCK:
-            blocks = [a for a in legal if a["type"] == "block"]
-            held = [a for a in blocks if a["card"] in hand]
-            if held:
-                return held[0]
-            hacked = s.action == "hacker"
-            if blocks and ((hacked and (len(hand) == 1 or rng.random() < 0.6)) or rng.random() < 0.03):
-                return rng.choice(blocks)
-            return legal[0]
+            return self._block(s, hand, legal, rng)
         if phase is LOSE or phase is RETURN or phase is SHOW:
             return min(legal, key=lambda a: ROLE_VALUE[a["card"]])
         if phase is EXCHANGE:
@@ -366,6 +363,19 @@ class CapitolSearch(SearchPolicy):
             strong = shown in ROLE_VALUE and ROLE_VALUE[shown] >= ROLE_VALUE["judge"]
             return legal[1] if strong else legal[0]
         return rng.choice(legal)
+
+    @staticmethod
+    def _block(s: CapitolState, hand: list[str], legal: list[Action], rng: Rng) -> Action:
+        """Block (``legal``: a pass, then the blocks): with a role it holds, or bluffed, mostly to
+        save a card from a Hacker."""
+        blocks = [a for a in legal if a["type"] == "block"]
+        held = [a for a in blocks if a["card"] in hand]
+        if held:
+            return held[0]
+        hacked = s.action == "hacker"
+        if blocks and ((hacked and (len(hand) == 1 or rng.random() < 0.6)) or rng.random() < 0.03):
+            return rng.choice(blocks)
+        return legal[0]
 
     def _turn(self, s: CapitolState, seat: int, hand: list[str], legal: list[Action], rng: Rng) -> Action:
         by_type: dict[str, list[Action]] = {}

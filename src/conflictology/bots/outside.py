@@ -337,6 +337,11 @@ class OutsideTreason(Bot):
             return next((a for a in legal if a["type"] == kind), legal[0])
         ai = self._rule_ai(view)
         answer = str(ai.get_action())
+        if phase == "challenge" and answer == "pass" and any(a["type"] == "block" for a in legal):
+            # Capitol's one prompt for a target (ruling 6a): RuleAI answers in two windows, so it is
+            # asked its block window's answer now (a block, or a pass).
+            ai = self._rule_ai(view, block_window=True)
+            answer = str(ai.get_action())
         action = self._to_capitol(answer, view)
         if action is not None and action in legal:
             self._after(ai, answer, view)
@@ -377,10 +382,10 @@ class OutsideTreason(Bot):
         return next(a for a in legal if a.get("card") == card)
 
     # -- the state RuleAI reads ---------------------------------------------------------------------
-    def _rule_ai(self, view: View) -> Any:
+    def _rule_ai(self, view: View, block_window: bool = False) -> Any:
         me = self.seat
         pending = view.get("pending") or {}
-        phase = view["phase"]
+        phase = "block" if block_window else view["phase"]
         players = []
         traces = _traces(view.get("log") or [], len(view["players"]))
         for i, p in enumerate(view["players"]):

@@ -22,7 +22,7 @@ from conflictology.engine import GameState, IllegalAction, action_key
 FORMAT = 1
 # The rules each game's scenarios are written against: docs/rules/<game>.md. The number goes up when
 # a ruling changes what a scenario expects; a runner refuses a version it does not play.
-RULES = {"capitol": 1, "conspiranoicos": 1}
+RULES = {"capitol": 2, "conspiranoicos": 1}
 CHECKS = frozenset({
     "waiting_for", "legal", "legal_includes", "legal_excludes", "legal_types", "view", "events", "over",
     "winners",

@@ -154,7 +154,8 @@ def label(action: Action, view: View, names: Names) -> str:
         return f"Challenge {actor}'s claim of {role(pending.get('claim'))}"
     if kind == "block":
         card = str(action.get("card"))
-        return f"Block, claiming {role(card)}" + _claim_note(view, card)
+        sealed = " (kept secret until everyone answered)" if phase == "challenge" else ""
+        return f"Block, claiming {role(card)}{sealed}" + _claim_note(view, card)
     if kind == "lose":
         return f"Lose {role(action.get('card'))} (turn it face up)"
     if kind == "return":
@@ -187,6 +188,14 @@ def pending(view: View, names: Names) -> str:
     target = p.get("target")
     on = f" against {seat_name(names, target)}" if isinstance(target, int) else ""
     if phase == "challenge":
+        steal = view.get("options", {}).get("steal_blockers") or []
+        if target == you and data.block_roles(str(p.get("action")), steal):
+            # Ruling 6a: the target's one prompt; a block is not asked again.
+            return (
+                f"{actor} claims {role(p.get('claim'))} to play {action} against you. Challenge the "
+                "claim, block it, or let it pass? You are not asked again, unless someone else's "
+                "challenge fails."
+            )
         return f"{actor} claims {role(p.get('claim'))}. Challenge the claim, or let it pass?"
     if phase == "block":
         return f"{actor} plays {action}{on}. Block it?"

@@ -190,10 +190,12 @@ def test_ruling_6_hacker_blocked_only_by_its_target_claiming_judge() -> None:
     s = table([[H, M], [B, J], [R, P]])
     give(s, 0, 1)
     act(s, 0, "hacker", target=1)
-    act(s, 1, "pass")
+    # Ruling 6a: the target's one prompt holds the block; a bystander may only challenge or pass.
+    assert s.legal_actions(1) == [{"type": "pass"}, {"type": "challenge"}, {"type": "block", "card": J}]
+    assert s.legal_actions(2) == [{"type": "pass"}, {"type": "challenge"}]
+    act(s, 1, "block", card=J)
     act(s, 2, "pass")
-    assert s.phase == "block" and s.waiting_for() == [1]
-    assert s.legal_actions(1) == [{"type": "pass"}, {"type": "block", "card": J}]
+    assert s.phase == "block_challenge" and s.waiting_for() == [0]
 
 
 def test_ruling_6_mafia_unblockable_by_default() -> None:
@@ -207,12 +209,10 @@ def test_ruling_6_mafia_unblockable_by_default() -> None:
 def test_ruling_6_steal_blockers_option_lets_the_target_block_mafia() -> None:
     s = table([[M, M], [B, J], [R, P]], steal_blockers=["reporter", "mafia"])
     act(s, 0, "mafia", target=1)
-    act(s, 1, "pass")
-    act(s, 2, "pass")
-    assert s.waiting_for() == [1]
     assert s.legal_actions(1) == [
-        {"type": "pass"}, {"type": "block", "card": M}, {"type": "block", "card": R},
+        {"type": "pass"}, {"type": "challenge"}, {"type": "block", "card": M}, {"type": "block", "card": R},
     ]
+    assert s.legal_actions(2) == [{"type": "pass"}, {"type": "challenge"}]
     assert s.view(None)["options"]["steal_blockers"] == ["mafia", "reporter"]
 
 
@@ -384,9 +384,8 @@ def test_ruling_10_hacker_fee_not_refunded_when_blocked() -> None:
     s = table([[H, M], [B, J], [R, P]])
     give(s, 0, 1)
     act(s, 0, "hacker", target=1)
-    act(s, 1, "pass")
+    act(s, 1, "block", card=J)  # ruling 6a: its one answer, sealed until the window closes
     act(s, 2, "pass")
-    act(s, 1, "block", card=J)
     act(s, 0, "pass")
     act(s, 1, "return", card=B)
     assert s.money[0] == 0 and s.revealed[1] == []
@@ -435,9 +434,8 @@ def test_ruling_11_false_judge_block_challenged_loses_two() -> None:
     s = table([[H, B], [R, M], [R, P]])
     give(s, 0, 1)
     act(s, 0, "hacker", target=1)
-    act(s, 1, "pass")
+    act(s, 1, "block", card=J)  # ruling 6a: its one answer, sealed until the window closes
     act(s, 2, "pass")
-    act(s, 1, "block", card=J)
     act(s, 0, "challenge")
     act(s, 1, "lose", card=M)
     assert s.revealed[1] == [M, R] and not s.alive[1]
@@ -745,9 +743,8 @@ def test_book_accept_the_block_skips_the_turn() -> None:
     s = table([[H, M], [B, J], [R, P]])
     give(s, 0, 1)
     act(s, 0, "hacker", target=1)
-    act(s, 1, "pass")
+    act(s, 1, "block", card=J)  # ruling 6a: its one answer, sealed until the window closes
     act(s, 2, "pass")
-    act(s, 1, "block", card=J)
     act(s, 0, "pass")
     act(s, 1, "return", card=J)
     assert s.phase == "turn" and s.waiting_for() == [1]
@@ -759,9 +756,8 @@ def test_book_accept_the_block_skips_the_turn() -> None:
 def test_asked_challenged_block_on_a_steal_true_blocker() -> None:
     s = table([[M, B], [R, J], [H, P]], steal_blockers=["mafia", "reporter"])
     act(s, 0, "mafia", target=1)
-    act(s, 1, "pass")
+    act(s, 1, "block", card=R)  # ruling 6a: its one answer, sealed until the window closes
     act(s, 2, "pass")
-    act(s, 1, "block", card=R)
     act(s, 0, "challenge")  # wrong: seat 1 has a Reporter
     act(s, 0, "lose", card=B)
     assert s.money == [2, 2, 2], "the block stands: nothing stolen"
@@ -772,9 +768,8 @@ def test_asked_challenged_block_on_a_steal_true_blocker() -> None:
 def test_asked_challenged_block_on_a_steal_bluffing_blocker() -> None:
     s = table([[M, B], [R, J], [H, P]], steal_blockers=["mafia", "reporter"])
     act(s, 0, "mafia", target=1)
-    act(s, 1, "pass")
+    act(s, 1, "block", card=M)  # ruling 6a: its one answer, sealed until the window closes
     act(s, 2, "pass")
-    act(s, 1, "block", card=M)
     act(s, 0, "challenge")  # right: seat 1 has no Mafia
     act(s, 1, "lose", card=J)
     assert s.money == [4, 0, 2], "the block failed: the steal resolves"

@@ -141,14 +141,25 @@ def test_the_record_is_what_the_claimants_held_and_the_counts_match_the_log() ->
     for g in range(200):
         s = GAME.new_game(players=2 + g % 5, seed=g, options={"steal_blockers": ["mafia", "police"]})
         oracle: list[tuple[int, str, bool]] = []
+        sealed: tuple[int, str, bool] | None = None
         while not s.is_over():
             seat = rng.choice(s.waiting_for())
             action = rng.choice(s.legal_actions(seat))
             role = CLAIM.get(action["type"]) if s.phase == "turn" else action.get("card")
             if action["type"] == "block" or (s.phase == "turn" and role is not None):
                 assert role is not None
-                oracle.append((seat, role, role in s.hidden[seat]))
+                if s.phase == "challenge":
+                    # Ruling 6a: a sealed block is claimed when it takes effect (if the action stands).
+                    sealed = (seat, role, role in s.hidden[seat])
+                else:
+                    oracle.append((seat, role, role in s.hidden[seat]))
+            blocks = sum(e[0] == "block" for e in s.log)
             s.apply(seat, action)
+            if sealed is not None and sum(e[0] == "block" for e in s.log) > blocks:
+                oracle.append(sealed)
+                sealed = None
+            if s.phase == "turn":
+                sealed = None
         view = s.view(None)
         summary = view["summary"]
         assert [(c["seat"], c["role"], c["honest"]) for c in summary["claims"]] == oracle

@@ -30,7 +30,7 @@ FIELDS = (
     "n", "options", "money", "hidden", "revealed", "alive", "deck", "treasury", "rng", "phase",
     "actor", "action", "target", "claim", "challenger", "blocker", "block_claim", "block_challenger",
     "awaiting", "passed", "losses", "then", "reveal_seat", "reveal_card", "keep", "ex_hand", "shown",
-    "known", "log", "winner", "honesty", "quiet", "moves", "tied",
+    "known", "log", "winner", "honesty", "quiet", "moves", "tied", "block_answer", "one_prompt",
 )
 
 
@@ -59,6 +59,14 @@ class CapitolFields:
     blocker: int
     block_claim: str
     block_challenger: int
+    # Ruling 6a: the target's answer on blocking given in the challenge window, sealed (its own view
+    # only) until the action stands: "" none given (a block window asks, if the action stands),
+    # "pass" (it let it pass) or the role of its block.
+    block_answer: str
+    # Ruling 6a is played (the target answers once): every game dealt since. A game saved before it
+    # (an archived game's initial state, a save in progress) is played on with the two prompts it
+    # started with, so its recorded decisions replay exactly as they were played.
+    one_prompt: bool
     awaiting: list[int]  # the seats that may still answer, in seat order
     passed: list[int]  # who passed in the current window, in the order they passed
     losses: list[int]  # seats that must still lose an influence, first one now

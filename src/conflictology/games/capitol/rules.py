@@ -8,6 +8,13 @@ in its owner's hand until the challenger's loss is taken, then is shuffled back 
 rulebook's order ("YOU lose an influence card. The challenged player then returns their revealed
 card"), which wins over ruling 9's.
 
+The target of a Hacker (or of a Mafia, when the table's ``steal_blockers`` lets it block) answers once:
+in the challenge window it may challenge, block (claiming a role) or let it pass (ruling 6a). A block
+chosen there is sealed (``block_answer``): nobody else sees it while the window is open, and it takes
+effect, logged then, when the action stands (the window closes with no challenge, or a challenge
+fails). A target that let it pass is asked again only when a new choice arises: after someone else's
+challenge failed.
+
 Each claim (an action's role, a block's role) adds its bit to the private ``honesty`` record
 (``honesty.py``) as it is made: whether the claimant held the role at that moment.
 
@@ -71,7 +78,12 @@ def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
 
 def _compute_legal(s: CapitolFields, seat: int) -> list[Key]:
     phase = s.phase
-    if phase is CHALLENGE or phase is BLOCK_CHALLENGE:
+    if phase is CHALLENGE:
+        if seat == s.target and s.one_prompt:
+            # Ruling 6a: the target's one prompt (challenge, block or let it pass).
+            return [_PASS, _CHALLENGE] + [("block", "card", r) for r in block_roles(s)]
+        return [_PASS, _CHALLENGE]
+    if phase is BLOCK_CHALLENGE:
         return [_PASS, _CHALLENGE]
     if phase is TURN:
         return _turn_actions(s, seat)
@@ -130,7 +142,7 @@ def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
     s.moves += 1
     phase = s.phase
     if phase is CHALLENGE:
-        _on_challenge(s, seat, k[0])
+        _on_challenge(s, seat, k)
     elif phase is TURN:
         _on_turn(s, seat, k)
     elif phase is BLOCK:
@@ -209,6 +221,7 @@ def begin_turn(s: CapitolFields, seat: int) -> None:
     s.blocker = -1
     s.block_claim = ""
     s.block_challenger = -1
+    s.block_answer = ""
     s.awaiting = [seat]
     s.passed = []
     s.losses = []
@@ -270,8 +283,13 @@ def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
         s.passed = []
 
 
-def _on_challenge(s: CapitolFields, seat: int, kind: str) -> None:
-    if kind == "pass":
+def _on_challenge(s: CapitolFields, seat: int, k: Key) -> None:
+    kind = k[0]
+    if kind != "challenge":
+        if seat == s.target and s.one_prompt and block_roles(s):
+            # Ruling 6a: the target's answer on blocking, sealed until the action stands. To the
+            # others it has answered without challenging, as a pass (``passed``) says.
+            s.block_answer = k[2] if kind == "block" else "pass"
         s.awaiting.remove(seat)
         s.passed.append(seat)
         if not s.awaiting:
@@ -310,6 +328,13 @@ def _continue(s: CapitolFields) -> None:
         else:
             # Ruling 6: only the target blocks, even after their own failed challenge.
             blockers = [s.target] if s.alive[s.target] else []
+            answer = s.block_answer
+            s.block_answer = ""
+            if blockers and answer and answer != "pass":
+                _block(s, s.target, answer)  # ruling 6a: the sealed block takes effect now
+                return
+            if answer == "pass" and s.challenger < 0:
+                blockers = []  # ruling 6a: it let it pass, and nothing new has happened since
         if blockers:
             s.phase = BLOCK
             s.awaiting = blockers
@@ -325,8 +350,12 @@ def _on_block(s: CapitolFields, seat: int, k: Key) -> None:
         if not s.awaiting:
             _resolve(s)
         return
+    _block(s, seat, k[2])
+
+
+def _block(s: CapitolFields, seat: int, role: str) -> None:
+    """``seat`` blocks claiming ``role`` (the claim is made now: its honesty bit is the hand's now)."""
     s.blocker = seat
-    role = k[2]
     s.block_claim = role
     s.honesty = s.honesty << 1 | (role in s.hidden[seat])
     s.log.append(("block", seat, role, s.actor))

@@ -54,6 +54,7 @@ class CapitolState(CapitolFields, GameState):
         s.quiet = 0
         s.moves = 0
         s.tied = []
+        s.one_prompt = True
         s._lseat = -1
         s._legal = []
         rules.begin_turn(s, first)
@@ -87,6 +88,8 @@ class CapitolState(CapitolFields, GameState):
         c.blocker = self.blocker
         c.block_claim = self.block_claim
         c.block_challenger = self.block_challenger
+        c.block_answer = self.block_answer
+        c.one_prompt = self.one_prompt
         c.awaiting = self.awaiting[:]
         c.passed = self.passed[:]
         c.losses = self.losses[:]
@@ -191,6 +194,13 @@ class CapitolState(CapitolFields, GameState):
             s.blocker = int(doc["blocker"])
             s.block_claim = str(doc["block_claim"])
             s.block_challenger = int(doc["block_challenger"])
+            # A save from before ruling 6a has neither: it plays on with the two prompts it started
+            # with (its target, if it passed, is asked in the block window as it was promised).
+            s.block_answer = str(doc.get("block_answer", ""))
+            one_prompt = doc.get("one_prompt", False)
+            if type(one_prompt) is not bool:
+                raise ValueError(f"one_prompt must be true or false, got {one_prompt!r}")
+            s.one_prompt = one_prompt
             s.awaiting = [int(x) for x in doc["awaiting"]]
             s.passed = [int(x) for x in doc["passed"]]
             s.losses = [int(x) for x in doc["losses"]]
@@ -250,6 +260,15 @@ class CapitolState(CapitolFields, GameState):
             raise ValueError(f"inconsistent Capitol state: the {len(full)} cards are not all there")
         if self.phase not in _PHASE_OF or self.then not in _THEN_OF:
             raise ValueError(f"inconsistent Capitol state: phase {self.phase!r}")
+        # Ruling 6a: a sealed answer lives from the target's answer until the action stands (the
+        # challenge window, and the losses of a challenge that decides whether it stands).
+        answer = self.block_answer
+        if answer and not (
+            self.one_prompt
+            and (self.phase is data.CHALLENGE or self.phase is data.LOSE)
+            and (answer == "pass" or answer in data.block_roles(self.action, self.opt_steal))
+        ):
+            raise ValueError(f"inconsistent Capitol state: block_answer {answer!r} in phase {self.phase}")
         if any(not 0 <= s < n for s in self.awaiting) or not -1 <= self.actor < n:
             raise ValueError("inconsistent Capitol state: seats out of range")
         if any(bool(self.hidden[s]) != self.alive[s] for s in range(n)):

@@ -9,7 +9,8 @@ A view: ``game``, ``you``, ``turn`` (the acting seat), ``phase`` (see ``data.Pha
 (``waiting_for``), ``treasury``, ``deck`` (cards in it), ``players`` (``seat``, ``money``, ``hidden``:
 your roles or another's count, ``revealed``, ``alive``), ``options``, ``pending``, ``log``, ``known``
 (for a seat: ``[{"seat", "card"}]``, what it saw as Police and still knows) and, once the game is over,
-``winners`` and ``summary``.
+``winners`` and ``summary``; ``two_prompts`` (true) in a game saved before ruling 6a, which plays on
+with the two prompts it started with (the target answers the challenge window, then the block window).
 
 ``summary`` (every view, spectators too, only once the game is over; before the end nothing of it is
 in any view) marks the bluffs: ``claims``, one per role claimed during the game, in order, each
@@ -24,7 +25,9 @@ claims were bluffs and how many of those were caught.
 ``action``, ``target``, ``claim`` (the role the action claims), ``challenger``, ``blocker``,
 ``block_claim``, ``block_challenger``, ``awaiting``, ``passed`` (who passed in the current window),
 ``losses`` (seats still to lose an influence, the first one now), ``then`` (what follows the losses:
-``end_turn``, ``continue``, ``resolve``), ``reveal`` (``{"seat", "card"}``: a card revealed to win a
+``end_turn``, ``continue``, ``resolve``), for the target alone ``block_answer`` (ruling 6a: its
+sealed answer on blocking, ``pass`` or the role it will block with, until the action stands),
+``reveal`` (``{"seat", "card"}``: a card revealed to win a
 challenge, replaced once the losses are taken); in an exchange ``keep`` (and for the actor ``hand`` and
 ``drawn``); in an investigation ``shown`` for the Police player and the target.
 
@@ -81,6 +84,8 @@ def render_view(state: CapitolFields, seat: int | None, with_log: bool = True) -
         "options": {**state.options, "steal_blockers": list(state.options["steal_blockers"])},
         "pending": pending_of(state, seat),
     }
+    if not state.one_prompt:
+        view["two_prompts"] = True  # a game saved before ruling 6a plays on as it started
     # Without: a replay's step (replay.step_view), whose log is sent once, not at every step.
     log = [render_entry(e) for e in state.log] if with_log or phase is OVER else []
     if with_log:
@@ -151,6 +156,9 @@ def pending_of(state: CapitolFields, seat: int | None) -> dict[str, Any] | None:
         # A card revealed to win a challenge: still in that hand until the losses are taken.
         "reveal": {"seat": state.reveal_seat, "card": state.reveal_card} if state.reveal_seat >= 0 else None,
     }
+    if state.block_answer and seat == state.target:
+        # Ruling 6a: the target's sealed answer, in its own view only until the block takes effect.
+        pending["block_answer"] = state.block_answer
     if phase is EXCHANGE:
         pending["keep"] = state.keep
         if seat == state.actor:

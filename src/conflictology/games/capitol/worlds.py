@@ -58,6 +58,10 @@ def worlds(view: View) -> Callable[[Rng], CapitolState]:
     t.blocker = _int(pending.get("blocker"))
     t.block_claim = pending.get("block_claim") or ""
     t.block_challenger = _int(pending.get("block_challenger"))
+    # Ruling 6a: only the target's own view holds its sealed answer; anyone else's world leaves it
+    # unsaid, so that a target who answered is asked in a block window (the choice the seat cannot see).
+    t.block_answer = pending.get("block_answer") or ""
+    t.one_prompt = not view.get("two_prompts", False)
     t.passed = list(pending.get("passed", []))
     t.losses = list(pending.get("losses", []))
     t.then = Then(pending.get("then") or "")

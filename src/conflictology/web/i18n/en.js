@@ -180,6 +180,8 @@ export default {
       challengeOrBlock: 'Challenge it, block it, or let it pass.',
       blockOrPass: 'Block it, or let it pass.',
       challengeOrPass: 'Challenge it, or let it pass.',
+      sealedBlock: 'Your answer: block as {card} if the action stands (secret until then).',
+      sealedPass: 'Your answer: let it pass.',
       choose: 'Your decision.',
       waitingFor: 'Waiting for {names}.',
       turnOf: '{name}’s turn.',
@@ -222,6 +224,7 @@ export default {
       reporter: 'draw 2, keep the best', police_investigate: 'look at a target’s card', police_swap: 'draw 1, swap one',
     },
     general: 'General actions', character: 'Character actions (claims)',
+    sealedHint: 'A block stays secret until everyone has answered; it takes effect if the action stands. You are not asked again, unless someone else’s challenge fails.',
     keepHint: 'Select {n} cards to keep ({chosen} selected).',
     log: {
       start: '{seat} plays first.',

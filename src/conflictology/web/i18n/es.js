@@ -180,6 +180,8 @@ export default {
       challengeOrBlock: 'Desafíalo, bloquéalo o déjalo pasar.',
       blockOrPass: 'Bloquéalo o déjalo pasar.',
       challengeOrPass: 'Desafíalo o déjalo pasar.',
+      sealedBlock: 'Tu respuesta: bloquear como {card} si la acción sigue en pie (en secreto hasta entonces).',
+      sealedPass: 'Tu respuesta: dejarlo pasar.',
       choose: 'Te toca decidir.',
       waitingFor: 'Esperando a {names}.',
       turnOf: 'Turno de {name}.',
@@ -222,6 +224,7 @@ export default {
       reporter: 'roba 2, quédate las mejores', police_investigate: 'mira una carta del objetivo', police_swap: 'roba 1, cambia una',
     },
     general: 'Acciones generales', character: 'Acciones de personaje (declaraciones)',
+    sealedHint: 'El bloqueo queda en secreto hasta que todos hayan respondido y vale si la acción sigue en pie. No se te vuelve a preguntar, salvo que falle el desafío de otro jugador.',
     keepHint: 'Elige {n} cartas ({chosen} elegidas).',
     log: {
       start: '{seat} empieza.',

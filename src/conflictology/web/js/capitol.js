@@ -92,7 +92,12 @@ export function banner(c) {
         { blocker: c.name(p.blocker), card: role(p.block_claim), actor: obj(c, p.actor) })
       : describeAction(c, p);
     const step = t(`capitol.phase.${phase}`, { names: awaitedNames });
-    return { tone: 'wait', text: `${what}. ${step}` };
+    // Ruling 6a: the target's own answer of its one prompt, sealed from the others until the action stands.
+    const sealed = p.block_answer && p.target === c.you
+      ? ` ${p.block_answer === 'pass' ? t('capitol.banner.sealedPass')
+        : t('capitol.banner.sealedBlock', { card: role(p.block_answer) })}`
+      : '';
+    return { tone: 'wait', text: `${what}. ${step}${sealed}` };
   }
   return { tone: 'wait', text: t('capitol.banner.turnOf', { name: c.name(v.turn) }) };
 }
@@ -331,7 +336,12 @@ function responseControls(c) {
     buttons.push(h('button', { type: 'button', class: 'secondary', disabled: c.busy, 'data-k': 'act-pass', onclick: () => c.act(pass) },
       t(facingBlock ? 'capitol.actions.acceptBlock' : 'capitol.actions.pass')));
   }
-  return h('div', { class: 'row wrap responses' }, buttons);
+  // Ruling 6a: the target's one prompt (challenge, block or let it pass): its block stays secret
+  // until everyone has answered, and is not asked again.
+  const onePrompt = p.phase === 'challenge' && legal.some((a) => a.type === 'block');
+  const row = h('div', { class: 'row wrap responses' }, buttons);
+  if (!onePrompt) return row;
+  return h('div', { class: 'one-prompt' }, row, h('p', { class: 'hint', 'data-k': 'sealed-hint' }, t('capitol.sealedHint')));
 }
 
 function keepControls(c) {
