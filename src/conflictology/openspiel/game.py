@@ -22,9 +22,10 @@ numbers the actions, ``apply_index`` plays them, ``view`` is all a seat observes
   ``observation_string`` is its view now (without the log) and the events it has just been shown;
   ``observation_tensor`` is the PettingZoo encoder's vector of the same view (docs/rl.md).
 * **Returns** are zero-sum: a lone winner +1, each loser -1/(n-1); a shared victory among k seats
-  gives each winner (n/k - 1)/(n - 1) (Conspiranoicos' shared victory: 0 and 0). A game still running
-  after ``max_game_length`` moves (Capitol may in theory go on forever: a table of Reporters) is cut
-  there, every seat 0.
+  gives each winner (n/k - 1)/(n - 1) (Conspiranoicos' shared victory: 0 and 0). Each game's
+  ``max_game_length`` bounds every game by its rules (Capitol's stalemate rule ends a game at 2,000
+  decisions and the end of that turn: ``capitol_length_bound``); given smaller, a game still running
+  after that many moves is cut there, every seat 0.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import pyspiel
 
 from conflictology import games
 from conflictology.engine import ActionTable, Game, GameState, IllegalAction, Rng, View
+from conflictology.games.capitol import data as capitol_data
 from conflictology.openspiel import options as option_parameters
 from conflictology.openspiel.memory import SeatMemory, Traces, flatten, value_text
 from conflictology.rl.encoding import encoder_for
@@ -57,8 +59,19 @@ class Spec:
     static: tuple[str, ...] = ()
 
 
+def capitol_length_bound() -> int:
+    """Every Capitol game's length in moves (one move is one engine decision): the stalemate rule
+    ends a game at the end of the turn in which its ``MOVE_CAP``-th decision is made, so the bound is
+    the cap plus the longest rest of a turn at the largest table. A turn's decisions: the action, a
+    challenge window and a block window (a pass from every other seat), a block's challenge window
+    (every seat but the blocker's, with ``anyone_challenges_block``), two losses (ruling 11), and one
+    return, exchange, show or Police choice."""
+    others = capitol_data.MAX_PLAYERS - 1
+    return capitol_data.MOVE_CAP + 1 + 3 * others + 2 + 2
+
+
 SPECS = {
-    "capitol": Spec("capitol", simultaneous=False, max_game_length=1000),
+    "capitol": Spec("capitol", simultaneous=False, max_game_length=capitol_length_bound()),
     # Six rounds of two plays, a send and a keep; two specials; twelve row cards: 38 moves at most.
     "conspiranoicos": Spec("conspiranoicos", simultaneous=True, max_game_length=38, static=("cards",)),
 }
