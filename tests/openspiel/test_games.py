@@ -335,3 +335,18 @@ def test_max_game_length_bounds_every_capitol_game() -> None:
             state.apply_action(passes[0] if passes and rng.random() < 0.8 else rng.choice(legal))
         assert state.engine_state.is_over(), "cut by OpenSpiel before the rules ended the game"
         assert state._moves <= game.max_game_length()
+
+
+def test_late_options_are_parameters_left_out_when_not_set() -> None:
+    # Capitol lists copies, stalemate_turns, roles and influence only when set: "not set" (0, "") keeps
+    # a game exactly the rulebook's, and a set one reaches the engine and the game string.
+    game = pyspiel.load_game(CAPITOL, {"players": 7, "copies": 5, "stalemate_turns": 20})
+    assert game.options["copies"] == 5 and game.options["stalemate_turns"] == 20
+    assert len(game.new_initial_state().engine_state.deck) == 30 - 14
+    assert pyspiel.load_game(str(game)).options == game.options
+    plain = pyspiel.load_game(CAPITOL, {"players": 4})
+    assert set(plain.options) == set(games.get("capitol").default_options())
+    with pytest.raises(ValueError, match="copies must be"):
+        pyspiel.load_game(CAPITOL, {"players": 7, "copies": 7})
+    with pytest.raises(ValueError, match="stalemate_turns"):
+        pyspiel.load_game(CAPITOL, {"stalemate_turns": 500})
