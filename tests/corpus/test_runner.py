@@ -152,3 +152,11 @@ def test_a_wrong_timeout_or_clock_names_the_step() -> None:
         'step 1: seat 0\'s clock running out plays {"type":"income"}, expected {"type":"foreign_aid"}'
     )
     assert variant(scenario, clock) == "step 1: seat 0's decision runs on the turn clock, expected response"
+
+
+def test_an_only_step_with_a_choice_names_the_step() -> None:
+    def change(doc: dict[str, Any]) -> None:
+        doc["steps"].insert(0, {"seat": 0, "only": True})  # a first turn has many actions
+
+    error = variant("capitol/ruling-19-timeouts", change)
+    assert error is not None and error.startswith("step 1 (seat 0: only): ")

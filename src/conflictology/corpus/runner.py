@@ -130,6 +130,13 @@ def _run(doc: Mapping[str, Any], outcome: Outcome) -> None:
                 action = state.timeout_action(seat)
             except IllegalAction as exc:
                 raise ScenarioError(f"step {number} (seat {seat}: timeout): {exc}") from exc
+        if step.get("only") is True and isinstance(seat, int) and action is None:
+            # The seat has one legal action, whatever it is (a card only the generator placed).
+            choices = state.legal_actions(seat)
+            if len(choices) != 1:
+                shown = ", ".join(action_key(a) for a in choices) or "none"
+                raise ScenarioError(f"step {number} (seat {seat}: only): {len(choices)} legal actions: {shown}")
+            action = choices[0]
         if not isinstance(seat, int) or not isinstance(action, dict):
             raise ScenarioError(f"{where}: a step needs a seat (an integer) and an action (an object)")
         where = f"step {number} (seat {seat}: {action_key(action)})"
