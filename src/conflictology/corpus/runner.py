@@ -135,7 +135,7 @@ def _run(doc: Mapping[str, Any], outcome: Outcome) -> None:
             choices = state.legal_actions(seat)
             if len(choices) != 1:
                 shown = ", ".join(action_key(a) for a in choices) or "none"
-                raise ScenarioError(f"step {number} (seat {seat}: only): {len(choices)} legal actions: {shown}")
+                raise ScenarioError(f"step {number} (seat {seat}: only): {len(choices)} actions: {shown}")
             action = choices[0]
         if not isinstance(seat, int) or not isinstance(action, dict):
             raise ScenarioError(f"{where}: a step needs a seat (an integer) and an action (an object)")
