@@ -231,8 +231,10 @@ class Game(ABC):
     def default_options(self) -> dict[str, Any]:
         """Every rule option with its default value."""
 
-    def option_choices(self) -> dict[str, list[str]]:
-        """For each option whose value is a set of names, the names it may hold (a host's form)."""
+    def option_choices(self) -> dict[str, list[Any]]:
+        """A host's form's choices: for each option whose value is a set of names, the names it may
+        hold; for a whole-number option the game lists only when set (absent from
+        ``default_options``), the numbers a form offers besides leaving it alone."""
         return {}
 
     @abstractmethod

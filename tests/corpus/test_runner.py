@@ -142,3 +142,26 @@ def test_cli_runs_the_corpus(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "FAIL" in result.output and "treasury is 47" in " ".join(result.output.split())
     assert runner.invoke(app, ["corpus", "run", str(tmp_path / "none.jsonl")]).exit_code == 2
+
+
+def test_a_wrong_timeout_or_clock_names_the_step() -> None:
+    scenario = "capitol/ruling-19-timeouts"
+
+    def timeout(doc: dict[str, Any]) -> None:
+        doc["steps"][0]["expect"]["timeout"]["0"] = {"type": "foreign_aid"}
+
+    def clock(doc: dict[str, Any]) -> None:
+        doc["steps"][0]["expect"]["clock"]["0"] = "response"
+
+    assert variant(scenario, timeout) == (
+        'step 1: seat 0\'s clock running out plays {"type":"income"}, expected {"type":"foreign_aid"}'
+    )
+    assert variant(scenario, clock) == "step 1: seat 0's decision runs on the turn clock, expected response"
+
+
+def test_an_only_step_with_a_choice_names_the_step() -> None:
+    def change(doc: dict[str, Any]) -> None:
+        doc["steps"].insert(0, {"seat": 0, "only": True})  # a first turn has many actions
+
+    error = variant("capitol/ruling-19-timeouts", change)
+    assert error is not None and error.startswith("step 1 (seat 0: only): ")

@@ -4,6 +4,8 @@ seat saw, and OpenSpiel's ISMCTS and MCTS playing a few moves."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pyspiel  # the test extra installs open-spiel: a missing one is a failure, not a skip
 import pytest
@@ -309,3 +311,42 @@ def test_the_examples_of_docs_rl_md_openspiel_section_run() -> None:
         quick = block.replace("max_simulations=100", "max_simulations=5")
         exec(compile(quick, "docs/rl.md", "exec"), namespace)
     assert namespace["state"].move_number() == 1  # type: ignore[attr-defined]  # the bot's move
+
+
+def test_max_game_length_bounds_every_capitol_game() -> None:
+    # The stalemate rule ends a game at the end of the turn of its 2,000th decision: OpenSpiel's bound
+    # must hold that whole turn, at the largest table and with the option that widens a window most.
+    from conflictology.games.capitol import data
+
+    game = pyspiel.load_game(CAPITOL, {"players": 10, "anyone_challenges_block": True})
+    assert game.max_game_length() >= data.MOVE_CAP + 3 * 9
+    engine = games.get("capitol")
+    rng = Rng(7)
+    for seed in range(20):
+        start = engine.new_game(10, seed=seed, options={"anyone_challenges_block": True})
+        doc = json.loads(start.to_json())
+        doc["moves"] = data.MOVE_CAP - 1  # the next decision is the 2,000th
+        state = ConflictologyState(game, engine.from_json(json.dumps(doc)))
+        state._moves = data.MOVE_CAP - 1
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            # Passes first keep every window open as long as it can be, then a random answer.
+            passes = [a for a in legal if state.action_to_string(state.current_player(), a) == "pass"]
+            state.apply_action(passes[0] if passes and rng.random() < 0.8 else rng.choice(legal))
+        assert state.engine_state.is_over(), "cut by OpenSpiel before the rules ended the game"
+        assert state._moves <= game.max_game_length()
+
+
+def test_late_options_are_parameters_left_out_when_not_set() -> None:
+    # Capitol lists copies, stalemate_turns, roles and influence only when set: "not set" (0, "") keeps
+    # a game exactly the rulebook's, and a set one reaches the engine and the game string.
+    game = pyspiel.load_game(CAPITOL, {"players": 7, "copies": 5, "stalemate_turns": 20})
+    assert game.options["copies"] == 5 and game.options["stalemate_turns"] == 20
+    assert len(game.new_initial_state().engine_state.deck) == 30 - 14
+    assert pyspiel.load_game(str(game)).options == game.options
+    plain = pyspiel.load_game(CAPITOL, {"players": 4})
+    assert set(plain.options) == set(games.get("capitol").default_options())
+    with pytest.raises(ValueError, match="copies must be"):
+        pyspiel.load_game(CAPITOL, {"players": 7, "copies": 7})
+    with pytest.raises(ValueError, match="stalemate_turns"):
+        pyspiel.load_game(CAPITOL, {"stalemate_turns": 500})

@@ -137,8 +137,11 @@ def test_forms_from_api_info_offer_what_the_client_offered(page: Page, server: W
         ("forced_scandal", "bool", True),
         ("anyone_challenges_block", "bool", False),
         ("steal_blockers", "set", []),
+        ("copies", "count", None),
+        ("stalemate_turns", "count", None),
     ]
     assert capitol[2]["choices"] == ["mafia", "police", "reporter"]
+    assert capitol[3]["choices"] == [3, 4, 5] and capitol[4]["choices"] == [10, 20, 40, 80, 200]
     assert conspiranoicos == []
     assert [(s["key"], s["default"], s.get("max")) for s in got["settings"]] == [
         ("timers", True, None),

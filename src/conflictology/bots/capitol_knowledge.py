@@ -21,6 +21,7 @@ from conflictology.games.capitol.data import (
     COST,
     ROLES,
     copies_in,
+    roles_in,
 )
 from conflictology.games.capitol.state import CapitolState
 
@@ -173,6 +174,7 @@ class Knowledge:
         self.deck: int = int(view.get("deck", 0))
         options = view.get("options") or {}
         self.copies: int = copies_in(options)  # big tables: more copies of each role
+        self.roles: tuple[str, ...] = roles_in(options)  # a small variant: fewer roles
         # The roles that may block a Mafia steal at this table (ruling 6, the steal_blockers option).
         steal = options.get("steal_blockers", ())
         self.steal_blockers: tuple[str, ...] = tuple(r for r in steal if r in ROLES)
@@ -193,6 +195,7 @@ class Knowledge:
         k.me = seat
         k.n = state.n
         k.copies = copies_in(state.options)
+        k.roles = state.opt_roles
         k.steal_blockers = state.opt_steal
         k.hand = list(state.hidden[seat])
         players = memo.players
@@ -220,7 +223,10 @@ class Knowledge:
     def _finish(self, pending: dict[str, Any], log: list[Any], memo: LogMemo | None) -> None:
         """The unseen cards, the pending phase and the log: the same whatever the knowledge was read from."""
         # One pass over the cards in sight (this runs at every decision of every rollout).
-        self.unseen: dict[str, int] = dict.fromkeys(ROLES, self.copies)
+        if len(self.roles) == len(ROLES):
+            self.unseen: dict[str, int] = dict.fromkeys(ROLES, self.copies)
+        else:  # a small variant: a role out of play has no copy to be unseen
+            self.unseen = {r: self.copies if r in self.roles else 0 for r in ROLES}
         unseen = self.unseen
         for p in self.players:
             for role in p.revealed:

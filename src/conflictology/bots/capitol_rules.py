@@ -38,7 +38,7 @@ from conflictology.games.capitol.data import (
     SHOW,
     TURN,
     block_roles,
-    copies_in,
+    copies_of,
 )
 from conflictology.games.capitol.fields import LogEntry
 from conflictology.games.capitol.state import CapitolState
@@ -190,7 +190,7 @@ class RulePlayer:
 
     def _blockers(self, action: str) -> tuple[str, ...]:
         """Who may block ``action`` claiming what (ruling 6; a Mafia steal per the table's option)."""
-        return block_roles(action, self.s.opt_steal)
+        return block_roles(action, self.s.opt_steal, self.s.opt_roles)
 
     def _target(self, action: str) -> int:
         blockers = self._blockers(action)
@@ -200,8 +200,8 @@ class RulePlayer:
             return self._strongest(lambda p: money[p] > 0 and not (claimed[p] & set(blockers)))
         return self._strongest(lambda p: not (claimed[p] & set(blockers)))
 
-    def _copies(self) -> int:
-        return copies_in(self.s.options)  # big tables: more copies of each role
+    def _copies(self, role: str) -> int:
+        return copies_of(self.s.options, role)  # big tables: more; a small variant's absent role: none
 
     def _revealed(self, role: str) -> int:
         return sum(r.count(role) for r in self.s.revealed)
@@ -230,7 +230,7 @@ class RulePlayer:
             return {"type": "mafia", "target": steal}
         if "banker" in hand and not self._whim():
             return {"type": "banker"}
-        if self._revealed("banker") == self._copies() and "mafia" not in hand and not self._whim():
+        if self._revealed("banker") == self._copies("banker") and "mafia" not in hand and not self._whim():
             return {"type": "foreign_aid"}
         bluffs: list[Action] = []
         if money >= COST["hacker"] and hack >= 0 and self._may_bluff("hacker"):
@@ -243,12 +243,12 @@ class RulePlayer:
             return self.rng.choice(bluffs)
         if "hacker" not in hand and not self._whim():
             return {"type": "reporter"}
-        return {"type": "foreign_aid" if self._revealed("banker") == self._copies() else "income"}
+        return {"type": "foreign_aid" if self._revealed("banker") == self._copies("banker") else "income"}
 
     def _may_bluff(self, role: str) -> bool:
         s, me = self.s, self.seat
         mine = self.trace.claimed[me]
-        if role in self.trace.caught[me] or self._revealed(role) == self._copies():
+        if role in self.trace.caught[me] or self._revealed(role) == self._copies(role):
             return False
         if role == "judge" and s.action == "hacker" and len(s.hidden[me]) == 1:
             return True  # the last card is at stake: a bluff is the only hope
@@ -274,7 +274,7 @@ class RulePlayer:
             role, claimant = s.claim, s.actor
         else:
             role, claimant = s.block_claim, s.blocker
-        if self._revealed(role) + s.hidden[me].count(role) >= self._copies():
+        if self._revealed(role) + s.hidden[me].count(role) >= self._copies(role):
             return True
         if role in self.trace.caught[claimant]:
             return True
@@ -282,7 +282,7 @@ class RulePlayer:
             judges = self._revealed("judge") + sum(
                 1 for p in range(s.n) if p != me and "judge" in self.trace.claimed[p]
             )
-            return judges >= self._copies() or "judge" in self.trace.caught[me]
+            return judges >= self._copies("judge") or "judge" in self.trace.caught[me]
         worth = s.action == "banker" or (s.action in ("mafia", "hacker") and me in (s.actor, s.target))
         if not worth:
             return False

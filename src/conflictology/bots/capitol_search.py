@@ -32,7 +32,7 @@ from conflictology.games.capitol.data import (
     RETURN,
     SHOW,
     TURN,
-    copies_in,
+    copies_of,
 )
 from conflictology.games.capitol.game import CapitolGame
 from conflictology.games.capitol.state import CapitolState
@@ -345,7 +345,7 @@ class CapitolSearch(SearchPolicy):
                 rate = self.challenge_rate
             else:
                 rate = self.block_challenge_rate.get(s.action, self.challenge_rate)
-            if seen >= copies_in(s.options) or rng.random() < rate:
+            if seen >= copies_of(s.options, claim) or rng.random() < rate:
                 return legal[1]
             if len(legal) > 2:
                 # Ruling 6a: the target's one prompt. Not challenging, it answers the block now, as

@@ -5,7 +5,8 @@ A scenario deals a game (players, options, an explicit deck, a seed), plays its 
 actions, fields of a seat's view (what it may see, what stays hidden), the events of the public log
 since the previous checkpoint, the end and the winners. It uses the engine's public contract only
 (``games.get``, ``new_game``, ``waiting_for``, ``legal_actions``, ``apply``, ``view``, ``is_over``,
-``winners``), as another implementation's runner would use its own.
+``winners``, and for the clocks ``decision_kind`` and ``timeout_action``), as another
+implementation's runner would use its own.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ FORMAT = 1
 RULES = {"capitol": 2, "conspiranoicos": 1}
 CHECKS = frozenset({
     "waiting_for", "legal", "legal_includes", "legal_excludes", "legal_types", "view", "events", "over",
-    "winners",
+    "winners", "clock", "timeout",
 })
 CORPUS = Path(__file__).resolve().parents[3] / "corpus"
 
@@ -123,6 +124,19 @@ def _run(doc: Mapping[str, Any], outcome: Outcome) -> None:
             outcome.checks += 1
             continue
         seat, action = step.get("seat"), step.get("action")
+        if step.get("timeout") is True and isinstance(seat, int) and action is None:
+            # The seat's clock runs out: the rules play for it (Capitol Ruling 19).
+            try:
+                action = state.timeout_action(seat)
+            except IllegalAction as exc:
+                raise ScenarioError(f"step {number} (seat {seat}: timeout): {exc}") from exc
+        if step.get("only") is True and isinstance(seat, int) and action is None:
+            # The seat has one legal action, whatever it is (a card only the generator placed).
+            choices = state.legal_actions(seat)
+            if len(choices) != 1:
+                shown = ", ".join(action_key(a) for a in choices) or "none"
+                raise ScenarioError(f"step {number} (seat {seat}: only): {len(choices)} actions: {shown}")
+            action = choices[0]
         if not isinstance(seat, int) or not isinstance(action, dict):
             raise ScenarioError(f"{where}: a step needs a seat (an integer) and an action (an object)")
         where = f"step {number} (seat {seat}: {action_key(action)})"
@@ -171,11 +185,33 @@ def check(state: GameState, expect: Mapping[str, Any], where: str, log_seen: int
         log = state.view(None)["log"]
         check_events(log[log_seen:], expect["events"], where)
         log_seen = len(log)
+    for seat_text, wanted in expect.get("clock", {}).items():
+        got_kind = state.decision_kind(int(seat_text))
+        if got_kind != wanted:
+            raise ScenarioError(
+                f"{where}: seat {seat_text}'s decision runs on the {got_kind} clock, expected {wanted}"
+            )
+    for seat_text, wanted in expect.get("timeout", {}).items():
+        check_timeout(state, int(seat_text), wanted, where)
     if "over" in expect and state.is_over() != expect["over"]:
         raise ScenarioError(f"{where}: the game is {'over' if state.is_over() else 'not over'}")
     if "winners" in expect and state.winners() != expect["winners"]:
         raise ScenarioError(f"{where}: winners {state.winners()}, expected {expect['winners']}")
     return log_seen
+
+
+def check_timeout(state: GameState, seat: int, wanted: Any, where: str) -> None:
+    """What the rules play for ``seat`` when its clock runs out: this action, or one of these (a list:
+    a choice the rules draw at random)."""
+    try:
+        got = action_key(state.timeout_action(seat))
+    except IllegalAction as exc:
+        raise ScenarioError(f"{where}: seat {seat} has no timeout action ({exc})") from exc
+    allowed = [action_key(a) for a in (wanted if isinstance(wanted, list) else [wanted])]
+    if got not in allowed:
+        raise ScenarioError(
+            f"{where}: seat {seat}'s clock running out plays {got}, expected {' or '.join(allowed)}"
+        )
 
 
 def check_legal(state: GameState, key: str, seat: int, wanted: list[Any], where: str) -> None:

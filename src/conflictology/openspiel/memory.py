@@ -22,6 +22,7 @@ import msgspec
 
 from conflictology import games
 from conflictology.engine import GameState, View
+from conflictology.openspiel.chance import apply_scripted
 
 Flat = dict[str, str]
 
@@ -114,6 +115,8 @@ class SeatMemory:
 
 
 Move = tuple[tuple[int, int], ...]  # one move: (seat, action index) pairs, in the order applied
+# A move and, for a move whose random outcome chance chose (chance.py), the script that makes it.
+Played = tuple[Move, tuple[int, ...] | None]
 
 
 class Traces:
@@ -123,7 +126,7 @@ class Traces:
 
     def __init__(self, state: GameState, static: tuple[str, ...] = ()) -> None:
         self.base: GameState | None = state.clone()  # where the traces stop; None: they are current
-        self.pending: list[Move] = []
+        self.pending: list[Played] = []
         self.seats: list[SeatMemory] | None = None
         self.static = static
 
@@ -134,11 +137,12 @@ class Traces:
         out.static = seats[0].static if seats else ()
         return out
 
-    def played(self, before: GameState, move: Move) -> None:
-        """Note a move; ``before`` is the engine state it is about to be applied to."""
+    def played(self, before: GameState, move: Move, script: tuple[int, ...] | None = None) -> None:
+        """Note a move; ``before`` is the engine state it is about to be applied to (with ``script``,
+        the outcome chance chose for it: chance.py)."""
         if self.base is None:
             self.base = before.clone()
-        self.pending.append(move)
+        self.pending.append((move, script))
 
     def current(self, action_text: Callable[[int], str]) -> list[SeatMemory]:
         state = self.base
@@ -148,9 +152,12 @@ class Traces:
         seats = self.seats
         if seats is None:
             seats = [SeatMemory(state.view(p), self.static) for p in range(state.num_players)]
-        for move in self.pending:
+        for move, script in self.pending:
             for seat, index in move:
-                state.apply_index(seat, index)
+                if script is None:
+                    state.apply_index(seat, index)
+                else:  # a move with a random outcome is one seat's
+                    apply_scripted(state, seat, index, script)
             own = dict(move)
             for p, memory in enumerate(seats):
                 memory.record(state.view(p), action_text(own[p]) if p in own else None)
@@ -172,7 +179,7 @@ class Traces:
 
 def _restore_traces(
     base: tuple[str, str] | None,
-    pending: list[Move],
+    pending: list[Played],
     seats: list[SeatMemory] | None,
     static: tuple[str, ...],
 ) -> Traces:

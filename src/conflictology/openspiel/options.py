@@ -9,10 +9,16 @@ value may hold no comma, parenthesis or ``=``. Each option has a kind saying how
 * ``names``: a list of names, spelt joined by ``+`` (``steal_blockers=mafia+reporter``, ``""``: none);
 * ``digits``: a list of one-digit numbers, spelt as the number of its digits (Conspiranoicos'
   ``face_up_slots=456``, ``0``: none), since OpenSpiel reads a value starting with a digit as a number;
-* ``text``: a string or ``None``, spelt ``""`` (Conspiranoicos' ``deck_file``: the bundled deck).
+* ``text``: a string or ``None``, spelt ``""`` (Conspiranoicos' ``deck_file``: the bundled deck);
+* ``count``: a whole number of a late option, spelt ``0`` for "not set" (Capitol's ``copies``,
+  ``stalemate_turns``, ``influence``: the game leaves the option out, and the rule's own default or
+  the table's size applies).
 
 The defaults come from the engine's ``default_options()``; a game whose options differ from the
-kinds listed here is refused at registration, so a new option cannot be silently left out.
+kinds listed here is refused at registration, so a new option cannot be silently left out. A *late*
+option (``LATE``: one the engine lists in a game's options only when it is set, Capitol's
+``LATE_OPTIONS``) defaults to "not set" (``0``, ``""``) and reaches the engine only when given
+otherwise, so a game that leaves it alone is the game it was before the option existed.
 """
 
 from __future__ import annotations
@@ -38,6 +44,13 @@ KINDS: dict[str, dict[str, str]] = {
 }
 
 
+# The late options (see the module docstring), each with its kind; "not set" is the kind's zero.
+LATE: dict[str, dict[str, str]] = {
+    "capitol": {"copies": "count", "stalemate_turns": "count", "roles": "names", "influence": "count"},
+}
+UNSET: dict[str, bool | int | str] = {"count": 0, "names": ""}
+
+
 def kinds(game: Game) -> dict[str, str]:
     listed = KINDS.get(game.name, {})
     engine = set(game.default_options())
@@ -45,7 +58,7 @@ def kinds(game: Game) -> dict[str, str]:
         raise ValueError(
             f"{game.name}'s options are {sorted(engine)}; the OpenSpiel parameters know {sorted(listed)}"
         )
-    return listed
+    return {**listed, **LATE.get(game.name, {})}
 
 
 def spell(kind: str, value: Any) -> bool | int | str:
@@ -61,6 +74,8 @@ def spell(kind: str, value: Any) -> bool | int | str:
         return int("".join(str(int(v)) for v in value) or "0")
     if kind == "text":
         return "" if value is None else str(value)
+    if kind == "count":
+        return 0 if value is None else int(value)
     raise ValueError(f"unknown option kind {kind!r}")
 
 
@@ -80,17 +95,31 @@ def read(kind: str, name: str, value: Any) -> Any:
             return [int(d) for d in str(int(value)) if d != "0"]
         if kind == "text":
             return str(value) or None
+        if kind == "count":
+            if isinstance(value, bool) or int(value) != value:
+                raise ValueError
+            return int(value)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"parameter {name}: {value!r} is not a {kind} value") from exc
     raise ValueError(f"unknown option kind {kind!r}")
 
 
 def defaults(game: Game) -> dict[str, bool | int | str]:
-    """The parameters' defaults: the engine's default options, spelt as parameters."""
+    """The parameters' defaults: the engine's default options, spelt as parameters (a late option:
+    "not set")."""
     engine = game.default_options()
-    return {name: spell(kind, engine[name]) for name, kind in kinds(game).items()}
+    late = LATE.get(game.name, {})
+    return {
+        name: UNSET[kind] if name in late else spell(kind, engine[name]) for name, kind in kinds(game).items()
+    }
 
 
 def engine_options(game: Game, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The engine's options from the parameters given (absent ones: the engine's defaults)."""
-    return {name: read(kind, name, params[name]) for name, kind in kinds(game).items() if name in params}
+    """The engine's options from the parameters given (absent ones: the engine's defaults; a late
+    one given as "not set" is left out)."""
+    late = LATE.get(game.name, {})
+    return {
+        name: read(kind, name, params[name])
+        for name, kind in kinds(game).items()
+        if name in params and not (name in late and params[name] == UNSET[kind])
+    }

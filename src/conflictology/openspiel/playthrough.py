@@ -55,6 +55,7 @@ PLAYTHROUGHS = (
         5,
         80,
     ),
+    Playthrough("capitol_mini.txt", "python_conflictology_capitol_mini", {}, 6, 80),
     Playthrough("conspiranoicos.txt", "python_conflictology_conspiranoicos", {"seed": 1}, 1, 80),
     Playthrough(
         "conspiranoicos_turn_based.txt",

@@ -117,7 +117,7 @@ class CapitolEncoder(ObservationEncoder):
 
         w.one_hot("turn", rel(view.get("turn")))
         w.set("treasury", 0, view["treasury"] / data.treasury_total(len(view["players"])))
-        w.set("deck", 0, view["deck"] / (data.copies_in(view["options"]) * len(data.ROLES)))
+        w.set("deck", 0, view["deck"] / len(data.deck_in(view["options"])))
         w.one_hot("phase", PHASE_INDEX.get(str(view.get("phase"))))
         if pending:
             w.one_hot("pending_action", ACTION_INDEX.get(str(pending.get("action"))))

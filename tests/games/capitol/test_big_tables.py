@@ -49,7 +49,9 @@ def test_the_copies_option() -> None:
     assert GAME.new_game(8, seed=4, options={"copies": 3}).deck.__len__() == 2  # the least that works
     with pytest.raises(ValueError, match="too few for 9 players"):
         GAME.new_game(9, seed=4, options={"copies": 3})
-    for bad in (2, 6, "5", True, 4.0):
+    with pytest.raises(ValueError, match="too few for 7 players"):
+        GAME.new_game(7, seed=4, options={"copies": 2})  # 1 and 2: the small variants' (docs/rules)
+    for bad in (0, 6, "5", True, 4.0):
         with pytest.raises(ValueError, match="copies must be"):
             GAME.new_game(7, seed=4, options={"copies": bad})
     with pytest.raises(ValueError, match="30 cards"):

@@ -121,7 +121,12 @@ def test_a_rendered_log_that_challenges_no_claim_is_refused_too(kind: str) -> No
         {"steal_blockers": ["judge"]},  # not a role that may block a steal (ruling 6)
         {"forced_scandal": "no"},
         {"stalemate_turns": "x"},
-        {"stalemate_turns": 5},  # below the stalemate rule's bounds
+        {"stalemate_turns": 0},  # below the stalemate rule's bounds
+        {"stalemate_turns": 201},
+        {"roles": ["banker"]},  # a small variant needs two roles at least
+        {"roles": ["banker", "banker", "judge"]},
+        {"influence": 3},
+        {"influence": 1},  # a valid option, but the save's hands hold two cards each
         {"copies": 7},
         {"colour": "red"},  # no such option
     ],

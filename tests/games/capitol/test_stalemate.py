@@ -46,7 +46,7 @@ def test_the_option_sets_the_number_of_quiet_turns(turns: int) -> None:
     assert state.view(None)["options"]["stalemate_turns"] == turns  # shown to the players when set
 
 
-@pytest.mark.parametrize("value", [0, 9, 201, None, -1, 40.0, "40", True])
+@pytest.mark.parametrize("value", [0, 201, None, -1, 40.0, "40", True])  # 1-9: the short variants
 def test_the_option_has_bounds_and_no_off(value: object) -> None:
     with pytest.raises(ValueError, match="stalemate_turns"):
         GAME.new_game(2, seed=1, options={"stalemate_turns": value})

@@ -46,11 +46,53 @@ def min_deck_left(players: int, copies: int) -> int:
 
 
 def copies_in(options: dict[str, object]) -> int:
-    """The copies of each role of a game with these (checked) options: ``copies``, set past six seats
-    or when chosen, else the rulebook's three."""
+    """The copies of each role in play of a game with these (checked) options: ``copies``, set past
+    six seats or when chosen, else the rulebook's three."""
     copies = options.get("copies", COPIES)
     assert type(copies) is int
     return copies
+
+
+# ---- Small variants (docs/rules/capitol.md, "Small variants"): fewer roles, fewer copies, one
+# influence. Options a game lists only when set: the rulebook's game never shows them.
+ROLES_OPTION: Final = "roles"
+INFLUENCE_OPTION: Final = "influence"
+INFLUENCE_CHOICES: Final = (1, 2)
+MIN_ROLES: Final = 2
+SMALL_COPIES_CHOICES: Final = (1, 2)
+
+
+def roles_in(options: dict[str, object]) -> tuple[str, ...]:
+    """The roles in play (all six unless the ``roles`` option names fewer), in role order."""
+    roles = options.get(ROLES_OPTION)
+    return ROLES if roles is None else tuple(r for r in ROLES if r in roles)  # type: ignore[operator]
+
+
+def copies_of(options: dict[str, object], role: str) -> int:
+    """The copies of ``role`` in the deck: none for a role out of play."""
+    return copies_in(options) if role in roles_in(options) else 0
+
+
+def influence_in(options: dict[str, object]) -> int:
+    """The face-down cards each player is dealt: the ``influence`` option, else the rulebook's two."""
+    hand = options.get(INFLUENCE_OPTION, HAND_SIZE)
+    assert type(hand) is int
+    return hand
+
+
+def deck_in(options: dict[str, object]) -> tuple[str, ...]:
+    """The whole deck of a game with these (checked) options, in role order."""
+    copies, roles = copies_in(options), roles_in(options)
+    return deck_of(copies) if roles == ROLES else tuple(r for r in roles for _ in range(copies))
+
+
+def absent_actions(roles: Sequence[str]) -> frozenset[str]:
+    """The turn actions left out when only ``roles`` are in play: those claiming a role out of play
+    (an action whose role is in no hand does not exist in the variant, as a role's card is absent)."""
+    return frozenset(kind for kind, role in CLAIM.items() if role not in roles)
+
+
+# ---- end of small variants
 
 
 # The money in play by seats past six: about $8.3M a seat as at six ($50M), rounded up to $5M.
@@ -101,12 +143,12 @@ BLOCKED_BY_ANYONE: Final = frozenset({"foreign_aid"})
 STEAL_BLOCKER_CHOICES: Final = ("mafia", "police", "reporter")
 
 
-def block_roles(action: str, steal_blockers: Sequence[str]) -> tuple[str, ...]:
+def block_roles(action: str, steal_blockers: Sequence[str], roles: Sequence[str] = ROLES) -> tuple[str, ...]:
     """The roles a block of ``action`` may claim (ruling 6); a Mafia steal's are the table's
-    ``steal_blockers`` option (none by the rulebook)."""
-    if action == "mafia":
-        return tuple(steal_blockers)
-    return BLOCK_ROLES.get(action, ())
+    ``steal_blockers`` option (none by the rulebook). Only ``roles`` in play (a small variant's):
+    Foreign Aid cannot be blocked where no Banker is dealt."""
+    out = tuple(steal_blockers) if action == "mafia" else BLOCK_ROLES.get(action, ())
+    return out if len(roles) == len(ROLES) else tuple(r for r in out if r in roles)
 # Every role that can ever appear in a `block` (for the action table).
 BLOCKING_ROLES: Final = ("banker", "mafia", "judge", "reporter", "police")
 
@@ -124,8 +166,9 @@ DEFAULT_OPTIONS: Final[dict[str, object]] = {
 # Either way the players with the most face-down cards win, then the richest: a shared win on a tie.
 STALEMATE_OPTION: Final = "stalemate_turns"
 STALEMATE_TURNS: Final = 40
-STALEMATE_BOUNDS: Final = (10, 200)
+STALEMATE_BOUNDS: Final = (1, 200)  # under 10: the short variants (docs/rules/capitol.md)
 MOVE_CAP: Final = 2000
+STALEMATE_FORM_CHOICES: Final = (10, 20, 40, 80, 200)  # what a host's form offers (any in bounds is valid)
 
 
 class Phase(StrEnum):

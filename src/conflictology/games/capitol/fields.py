@@ -14,7 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from conflictology.engine import Rng
-from conflictology.games.capitol.data import STALEMATE_OPTION, STALEMATE_TURNS, Phase, Then
+from conflictology.games.capitol.data import (
+    STALEMATE_OPTION,
+    STALEMATE_TURNS,
+    Phase,
+    Then,
+    absent_actions,
+    roles_in,
+)
 
 # A legal action as an immutable key ``(type, field, value)``: the field "target" (an int seat), "card"
 # (a role) or "cards" (a kept hand, a sorted tuple of roles), or None and None for a bare type. The
@@ -35,7 +42,10 @@ FIELDS = (
 
 
 class CapitolFields:
-    __slots__ = (*FIELDS, "opt_forced", "opt_steal", "opt_anyone", "opt_stalemate", "_lseat", "_legal")
+    __slots__ = (
+        *FIELDS, "opt_forced", "opt_steal", "opt_anyone", "opt_stalemate", "opt_roles", "opt_absent",
+        "_lseat", "_legal",
+    )
 
     n: int
     options: dict[str, Any]
@@ -43,6 +53,8 @@ class CapitolFields:
     opt_steal: tuple[str, ...]
     opt_anyone: bool
     opt_stalemate: int  # turns in a row with no influence lost that end the game (the stalemate rule)
+    opt_roles: tuple[str, ...]  # the roles in play (all six but in a small variant)
+    opt_absent: frozenset[str]  # the turn actions a small variant leaves out (their role is not in play)
     money: list[int]
     hidden: list[list[str]]
     revealed: list[list[str]]
@@ -98,3 +110,5 @@ class CapitolFields:
         # Absent from the default options (so the views and saves of the games that leave it alone stay
         # as they were): absent means the rule's default, never off.
         self.opt_stalemate = options.get(STALEMATE_OPTION, STALEMATE_TURNS)
+        self.opt_roles = roles_in(options)
+        self.opt_absent = absent_actions(self.opt_roles)

@@ -29,29 +29,74 @@ def check_stalemate_turns(players: int, value: object) -> int | None:
 
 
 def check_copies(players: int, value: object) -> int | None:
-    """The big tables' ``copies`` option (docs/rules/capitol.md, "Big tables"): copies of each role,
-    one of ``data.COPIES_CHOICES``, with at least a Reporter's draw left in the deck after the deal.
-    None (not set, or null) is the table's own deck: left out up to six seats, by its size past six."""
+    """The ``copies`` option (docs/rules/capitol.md, "Big tables" and "Small variants"): copies of
+    each role in play, one of ``data.COPIES_CHOICES`` or of ``data.SMALL_COPIES_CHOICES``; the deck
+    left after the deal is checked with the other options (``check_deck``). None (not set, or null)
+    is the table's own deck: left out up to six seats, by its size past six."""
     if value is None or value is NOT_SET:
         return data.default_copies(players) if players > data.RULEBOOK_MAX_PLAYERS else None
-    if type(value) is not int or value not in data.COPIES_CHOICES:
-        choices = ", ".join(str(c) for c in data.COPIES_CHOICES)
-        raise ValueError(f"copies must be null or one of {choices}, got {value!r}")
-    left = data.min_deck_left(players, value)
-    if left < data.DRAW["reporter"]:
-        raise ValueError(
-            f"copies {value} is too few for {players} players: {value * len(data.ROLES)} cards leave "
-            f"{left} in the deck after the deal, and a Reporter draws {data.DRAW['reporter']}"
-        )
+    choices = (*data.SMALL_COPIES_CHOICES, *data.COPIES_CHOICES)
+    if type(value) is not int or value not in choices:
+        raise ValueError(f"copies must be null or one of {', '.join(str(c) for c in choices)}, got {value!r}")
     return value
+
+
+def check_roles(players: int, value: object) -> list[str] | None:
+    """The ``roles`` option (a small variant): the roles in play, at least ``data.MIN_ROLES``
+    distinct ones, kept in role order; not set, all six (left out)."""
+    if value is NOT_SET:
+        return None
+    if (
+        not isinstance(value, list | tuple)
+        or any(type(r) is not str or r not in data.ROLE_SET for r in value)
+        or len(set(value)) != len(value)
+        or len(value) < data.MIN_ROLES
+    ):
+        raise ValueError(
+            f"roles must be a list of at least {data.MIN_ROLES} distinct roles among "
+            f"{', '.join(data.ROLES)}, got {value!r}"
+        )
+    return [r for r in data.ROLES if r in value]
+
+
+def check_influence(players: int, value: object) -> int | None:
+    """The ``influence`` option (a small variant): face-down cards dealt to each player, 1 or 2;
+    not set, the rulebook's two (left out)."""
+    if value is NOT_SET:
+        return None
+    if type(value) is not int or value not in data.INFLUENCE_CHOICES:
+        choices = " or ".join(str(c) for c in data.INFLUENCE_CHOICES)
+        raise ValueError(f"{data.INFLUENCE_OPTION} must be {choices}, got {value!r}")
+    return value
+
+
+def check_deck(players: int, options: dict[str, Any]) -> None:
+    """The deck the options make must deal every hand and leave the largest draw of a role in play
+    (a Reporter's two, a Police swap's one)."""
+    cards = len(data.deck_in(options))
+    hands = data.influence_in(options) * players
+    roles = data.roles_in(options)
+    draw = max((data.DRAW[k] for k in ("reporter", "police_swap") if data.CLAIM[k] in roles), default=0)
+    if cards - hands < draw:
+        drawer = "a Reporter draws" if "reporter" in roles else "a Police swap draws"
+        what = f"copies {options['copies']}" if "copies" in options else "the deck"
+        raise ValueError(
+            f"{what} is too few for {players} players: {cards} cards leave {cards - hands} in the "
+            f"deck after the deal, and {drawer} {draw}"
+        )
+    steal = [r for r in options["steal_blockers"] if r not in roles]
+    if steal:
+        raise ValueError(f"steal_blockers names roles out of play: {', '.join(steal)}")
 
 
 # Options listed only when a game sets them (``copies`` also past six seats, by the table's size): a
 # game that leaves them alone shows, saves and names in OpenSpiel's parameters the rulebook's options
 # exactly as before they existed. Each with its check.
-LATE_OPTIONS: dict[str, Callable[[int, object], int | None]] = {
+LATE_OPTIONS: dict[str, Callable[[int, object], Any]] = {
     "copies": check_copies,
     data.STALEMATE_OPTION: check_stalemate_turns,
+    data.ROLES_OPTION: check_roles,
+    data.INFLUENCE_OPTION: check_influence,
 }
 
 
@@ -70,8 +115,14 @@ class CapitolGame(Game):
     def default_options(self) -> dict[str, Any]:
         return {**data.DEFAULT_OPTIONS, "steal_blockers": []}
 
-    def option_choices(self) -> dict[str, list[str]]:
-        return {"steal_blockers": list(data.STEAL_BLOCKER_CHOICES)}
+    def option_choices(self) -> dict[str, list[Any]]:
+        # The late options a room may set by number: the big tables' deck (the small variants' 1 and 2
+        # are for programs) and the stalemate rule's turns (a few steps of its range).
+        return {
+            "steal_blockers": list(data.STEAL_BLOCKER_CHOICES),
+            "copies": list(data.COPIES_CHOICES),
+            data.STALEMATE_OPTION: list(data.STALEMATE_FORM_CHOICES),
+        }
 
     def check_game_options(self, players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """The options merged over the defaults, each value checked (``ValueError`` if bad)."""
@@ -100,6 +151,7 @@ class CapitolGame(Game):
                 f"got {blockers!r}"
             )
         merged["steal_blockers"] = [r for r in choices if r in blockers]
+        check_deck(players, merged)
         return merged
 
     def new_game(
@@ -116,7 +168,7 @@ class CapitolGame(Game):
         elif type(seed) is not int:
             raise ValueError(f"seed must be an integer, got {seed!r}")
         rng = Rng(seed)
-        full = data.deck_of(merged.get("copies", data.COPIES))
+        full = data.deck_in(merged)
         if deck is None:
             cards = list(full)
             rng.shuffle(cards)
@@ -125,8 +177,8 @@ class CapitolGame(Game):
                 raise ValueError("deck must be a list of role names")
             cards = list(deck)
             if sorted(cards) != sorted(full):
-                copies = {3: "three", 4: "four", 5: "five"}[len(full) // len(data.ROLES)]
-                roles = ", ".join(data.ROLES)
+                copies = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}[data.copies_in(merged)]
+                roles = ", ".join(data.roles_in(merged))
                 raise ValueError(
                     f"deck must be a permutation of the {len(full)} cards ({copies} each of {roles})"
                 )

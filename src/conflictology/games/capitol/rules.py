@@ -116,7 +116,8 @@ def _turn_actions(s: CapitolFields, seat: int) -> list[Key]:
     out.append(("reporter", None, None))
     out += [("police_investigate", "target", t) for t in targets]
     out.append(("police_swap", None, None))
-    return out
+    absent = s.opt_absent
+    return [k for k in out if k[0] not in absent] if absent else out
 
 
 def only_choice(hand: list[str]) -> str | None:
@@ -126,7 +127,7 @@ def only_choice(hand: list[str]) -> str | None:
 
 
 def block_roles(s: CapitolFields) -> tuple[str, ...]:
-    return data.block_roles(s.action, s.opt_steal)
+    return data.block_roles(s.action, s.opt_steal, s.opt_roles)
 
 
 def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:

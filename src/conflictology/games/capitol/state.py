@@ -37,7 +37,7 @@ class CapitolState(CapitolFields, GameState):
         s.n = players
         s.set_options(options)
         s.money = [data.STARTING_MONEY] * players
-        hs = data.HAND_SIZE
+        hs = data.influence_in(options)
         s.hidden = [deck[i * hs : i * hs + hs] for i in range(players)]
         s.revealed = [[] for _ in range(players)]
         s.alive = [True] * players
@@ -72,6 +72,8 @@ class CapitolState(CapitolFields, GameState):
         c.opt_steal = self.opt_steal
         c.opt_anyone = self.opt_anyone
         c.opt_stalemate = self.opt_stalemate
+        c.opt_roles = self.opt_roles
+        c.opt_absent = self.opt_absent
         c.money = self.money[:]
         c.hidden = [h[:] for h in self.hidden]
         c.revealed = [r[:] for r in self.revealed]
@@ -255,7 +257,7 @@ class CapitolState(CapitolFields, GameState):
             cards += h
         for r in self.revealed:
             cards += r
-        full = data.deck_of(data.copies_in(self.options))
+        full = data.deck_in(self.options)
         if sorted(cards) != sorted(full):
             raise ValueError(f"inconsistent Capitol state: the {len(full)} cards are not all there")
         if self.phase not in _PHASE_OF or self.then not in _THEN_OF:
@@ -271,6 +273,10 @@ class CapitolState(CapitolFields, GameState):
             raise ValueError(f"inconsistent Capitol state: block_answer {answer!r} in phase {self.phase}")
         if any(not 0 <= s < n for s in self.awaiting) or not -1 <= self.actor < n:
             raise ValueError("inconsistent Capitol state: seats out of range")
+        hand = data.influence_in(self.options)
+        drawing = self.actor if self.phase is data.EXCHANGE else -1  # holds the drawn cards too
+        if any(len(self.hidden[s]) + len(self.revealed[s]) != hand for s in range(n) if s != drawing):
+            raise ValueError(f"inconsistent Capitol state: every player holds {hand} cards, face up or down")
         if any(bool(self.hidden[s]) != self.alive[s] for s in range(n)):
             raise ValueError("inconsistent Capitol state: alive players are those with face-down cards")
 

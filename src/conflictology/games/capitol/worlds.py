@@ -77,9 +77,9 @@ def worlds(view: View) -> Callable[[Rng], CapitolState]:
     t._lseat = -1
     t._legal = []
 
-    # The cards nobody has shown this seat: the deck's 18 (more at a big table: its options say how
-    # many copies) minus the face-up ones, its own, and what it knows.
-    unseen = Counter(data.deck_of(data.copies_in(t.options)))
+    # The cards nobody has shown this seat: the deck's 18 (more at a big table, fewer in a small
+    # variant: its options say which) minus the face-up ones, its own, and what it knows.
+    unseen = Counter(data.deck_in(t.options))
     unseen.subtract(c for r in t.revealed for c in r)
     own = list(ps[you]["hidden"])
     unseen.subtract(own)

@@ -53,6 +53,7 @@ export default {
   options: {
     forced_scandal: 'Forced Scandal at $10M', anyone_challenges_block: 'Anyone may challenge a block',
     steal_blockers: 'Roles that block the Mafia',
+    copies: 'Copies of each role', stalemate_turns: 'Turns without a loss that end the game', byRules: 'by the rules',
   },
   settings: {
     timers: 'Turn timers', turn_seconds: 'Turn (seconds)', response_seconds: 'Responses (seconds)',

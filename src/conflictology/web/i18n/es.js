@@ -53,6 +53,7 @@ export default {
   options: {
     forced_scandal: 'Escándalo obligatorio con 10 M$', anyone_challenges_block: 'Cualquiera puede desafiar un bloqueo',
     steal_blockers: 'Roles que bloquean a la Mafia',
+    copies: 'Copias de cada rol', stalemate_turns: 'Turnos sin pérdidas que terminan la partida', byRules: 'según las reglas',
   },
   settings: {
     timers: 'Temporizadores', turn_seconds: 'Turno (segundos)', response_seconds: 'Respuestas (segundos)',

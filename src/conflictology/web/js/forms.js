@@ -21,6 +21,13 @@ export function optionsEditor(game, room, { onOption = null, onSetting = null } 
         h('input', { type: 'checkbox', name: `opt.${opt.key}`, checked: !!value, 'data-k': `opt-${opt.key}`,
           onchange: onOption && ((ev) => onOption(opt.key, ev.target.checked)) }),
         h('span', null, t(`options.${opt.key}`))));
+    } else if (opt.kind === 'count') {
+      // '' leaves the option out: the rules' own number (by the table's size).
+      items.push(h('label', { class: 'field inline' }, h('span', null, t(`options.${opt.key}`)),
+        h('select', { name: `opt.${opt.key}`, 'data-k': `opt-${opt.key}`,
+          onchange: onOption && ((ev) => onOption(opt.key, ev.target.value === '' ? null : Number(ev.target.value))) },
+        h('option', { value: '', selected: value === null }, t('options.byRules')),
+        opt.choices.map((c) => h('option', { value: String(c), selected: value === c }, String(c))))));
     } else {
       items.push(h('fieldset', { class: 'set' }, h('legend', null, t(`options.${opt.key}`)),
         opt.choices.map((c) => h('label', { class: 'check' },
@@ -55,6 +62,7 @@ export function readOptions(form, game) {
   for (const opt of formOptions(game)) {
     const inputs = [...form.querySelectorAll(`[name="opt.${opt.key}"]`)];
     if (opt.kind === 'bool') options[opt.key] = inputs[0].checked;
+    else if (opt.kind === 'count') { if (inputs[0].value !== '') options[opt.key] = Number(inputs[0].value); }
     else options[opt.key] = inputs.filter((i) => i.checked).map((i) => i.value);
   }
   const settings = {};
@@ -71,7 +79,8 @@ export function optionSummary(room) {
   for (const opt of formOptions(room.game)) {
     const v = room.options && room.options[opt.key] !== undefined ? room.options[opt.key] : opt.default;
     const shown = opt.kind === 'bool' ? t(v ? 'common.on' : 'common.off')
-      : (v.length ? v.map((c) => t(`${room.game}.roles.${c}`)).join(', ') : t('common.none'));
+      : opt.kind === 'count' ? (v === null ? t('options.byRules') : String(v))
+        : (v.length ? v.map((c) => t(`${room.game}.roles.${c}`)).join(', ') : t('common.none'));
     lines.push(h('li', null, h('span', null, t(`options.${opt.key}`)), h('strong', null, shown)));
   }
   const st = room.settings || {};

@@ -25,20 +25,29 @@ export function seatLimits(game) {
   return g ? { min: g.min_players, max: g.max_players } : null;
 }
 
-// The rule options of a host's form: [{key, kind: 'bool'|'set', default, choices?}], the switches
-// first, then the sets of names (Capitol's roles that block the Mafia).
+// The rule options of a host's form: [{key, kind: 'bool'|'set'|'count', default, choices?}], the
+// switches first, then the sets of names (Capitol's roles that block the Mafia), then the numbers a
+// game lists only when set (Capitol's copies of each role, its stalemate turns: `choices` with no
+// default, null: left to the rules, which follow the table's size).
 export function formOptions(game) {
   const g = entry(game);
   if (!g) return [];
   const out = [];
+  const choices = g.choices || {};
   for (const [key, value] of Object.entries(g.options || {})) {
     if (!has(`options.${key}`)) continue;
     if (typeof value === 'boolean') out.push({ key, kind: 'bool', default: value });
-    else if (Array.isArray(value) && g.choices && Array.isArray(g.choices[key])) {
-      out.push({ key, kind: 'set', default: value, choices: g.choices[key] });
+    else if (Array.isArray(value) && Array.isArray(choices[key])) {
+      out.push({ key, kind: 'set', default: value, choices: choices[key] });
     }
   }
-  return [...out.filter((o) => o.kind === 'bool'), ...out.filter((o) => o.kind === 'set')];
+  for (const [key, values] of Object.entries(choices)) {
+    if (Object.hasOwn(g.options || {}, key) || !has(`options.${key}`)) continue;
+    if (Array.isArray(values) && values.length && values.every(Number.isInteger)) {
+      out.push({ key, kind: 'count', default: null, choices: values });
+    }
+  }
+  return ['bool', 'set', 'count'].flatMap((kind) => out.filter((o) => o.kind === kind));
 }
 
 // The room settings of a host's form: [{key, kind: 'bool'|'seconds', default, min?, max?}]. The

@@ -40,7 +40,7 @@ export function render(app) {
     !state.spectator ? h('button', { type: 'button', class: 'ghost', 'data-k': 'leave', onclick: app.leaveRoom }, t('lobby.leave')) : null);
 
   const options = host ? optionsEditor(room.game, room, {
-    onOption: (key, value) => app.hostCall((api, token) => api.patchRoom(state.code, token, { options: { ...(room.options || {}), [key]: value } })),
+    onOption: (key, value) => app.hostCall((api, token) => api.patchRoom(state.code, token, { options: withOption(room.options, key, value) })),
     onSetting: (key, value) => app.hostCall((api, token) => api.patchRoom(state.code, token, { settings: { [key]: value } })),
   }) : null;
   const optionsPanel = h('section', { class: 'panel options-panel', 'aria-labelledby': 'opt-h' },
@@ -51,6 +51,13 @@ export function render(app) {
   return h('div', { class: 'lobby' },
     h('h1', { class: 'lobby-title' }, t(`games.${room.game}.name`)),
     h('div', { class: 'lobby-grid' }, seatsPanel, share, optionsPanel, app.standings()));
+}
+
+// The room's options with one changed; null leaves it out (a number left to the rules).
+function withOption(options, key, value) {
+  const next = { ...(options || {}), [key]: value };
+  if (value === null) delete next[key];
+  return next;
 }
 
 export function seatList(app, room, host) {
