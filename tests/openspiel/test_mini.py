@@ -42,8 +42,8 @@ def test_the_mini_game_type_and_its_deal() -> None:
 
 
 def test_a_shuffle_is_a_chance_node_with_the_engine_s_outcomes() -> None:
-    # Seat 0 holds the Judge and blocks a Hacker; accepted, it puts the Judge back and draws from the
-    # deck's one card and the Judge: two outcomes, even (ruling 8).
+    # Seat 0 holds the Judge and blocks a Hacker in its one prompt (ruling 6a); accepted, it puts the
+    # Judge back and draws from the deck's one card and the Judge: two outcomes, even (ruling 8).
     game = pyspiel.load_game(MINI)
     state: ConflictologyState = game.new_initial_state()
     wanted = (("judge", "hacker", "banker"), 1)
@@ -54,7 +54,7 @@ def test_a_shuffle_is_a_chance_node_with_the_engine_s_outcomes() -> None:
         legal = {state.action_to_string(state.current_player(), a): a for a in state.legal_actions()}
         state.apply_action(legal[text])
 
-    for move in ("income", "income", "hacker target=0", "pass", "block card=judge", "pass"):
+    for move in ("income", "income", "hacker target=0", "block card=judge", "pass"):
         play(move)
     assert state.is_chance_node()
     assert [p for _, p in state.chance_outcomes()] == [0.5, 0.5]
