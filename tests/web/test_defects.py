@@ -42,6 +42,15 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
     return {**browser_context_args, "bypass_csp": True}
 
 
+@pytest.fixture(autouse=True, scope="module")
+def patient() -> Iterator[None]:
+    # A loaded machine (2 cores, several browsers) draws a page in seconds: each check waits longer
+    # than Playwright's 5 s, for what it checks.
+    expect.set_options(timeout=20_000)
+    yield
+    expect.set_options(timeout=5_000)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     with run_server(tmp_path_factory.mktemp("defects"), bot_delay=0.0, extra=("--grace", "3600")) as running:
