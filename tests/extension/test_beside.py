@@ -8,6 +8,7 @@ Picture-in-Picture button shows only where documentPictureInPicture exists."""
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import time
 from collections.abc import Iterator
@@ -74,6 +75,13 @@ def test_the_side_panel_plays_a_bot_with_badge_and_notifications(
     try:
         sw = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker")
         ext_id = sw.url.split("/")[2]
+        # Every text the worker puts on the badge, in order: a badge cleared for a moment (a bot
+        # answering at once) is in it however late the test looks (fixed windows missed it once).
+        sw.evaluate(
+            "() => { self.badges = []; const set = chrome.action.setBadgeText.bind(chrome.action);"
+            " chrome.action.setBadgeText = (details) => {"
+            " self.badges.push(details.text); return set(details); }; }"
+        )
         panel = ctx.new_page()
         errors = watch_errors(panel)
         logs: list[str] = []
@@ -125,12 +133,15 @@ def test_the_side_panel_plays_a_bot_with_badge_and_notifications(
             return int(panel.evaluate("document.documentElement.dataset.decisions || '0'"))
 
         seen = Seen()
-        pending_checked = cleared_checked = 0
+        pending_checked = 0
         notified_from: int | None = None
         panel_shot = None
         while not is_over(panel):
             if _pending(panel):
-                if _poll(badge, bool, 3.0) and _pending(panel):
+                # The badge follows the decision on screen: waited for (a loaded machine is slow)
+                # until it shows or the decision is gone (its clock ran out).
+                _poll(lambda: bool(badge()) or not _pending(panel), bool, 60.0)
+                if badge() and _pending(panel):
                     pending_checked += 1
                     if pending_checked >= 3 and panel_shot is None:
                         panel_shot = tmp_path / "side-panel.png"
@@ -149,15 +160,13 @@ def test_the_side_panel_plays_a_bot_with_badge_and_notifications(
                     assert not made() or _poll(newest_shown, bool)
                 if not capitol_step(panel, seen):
                     panel.wait_for_timeout(50)
-                    continue
-                # Answered: once the panel waits for others, the badge is cleared.
-                waits = cleared_checked < 5 and _poll(panel.locator(".banner.wait").count, bool, 2.0)
-                cleared = waits and _poll(badge, lambda text: text == "" or _pending(panel), 3.0)
-                if cleared and not _pending(panel):
-                    cleared_checked += 1
             else:
                 panel.wait_for_timeout(60)
-        assert pending_checked >= 3 and cleared_checked >= 1, (pending_checked, cleared_checked)
+        # Answered, the panel waited for the bot: each time, the badge was cleared (then set again
+        # at the next decision), before the last clear at the end.
+        shown = list(sw.evaluate("() => self.badges"))
+        cleared = sum(1 for before, after in itertools.pairwise(shown) if before and after == "")
+        assert pending_checked >= 3 and cleared >= 2, (pending_checked, cleared, shown[-30:])
         assert notified_from is not None and notifications() >= 1
         assert _poll(badge, lambda text: text == "")
         # The panel made a sound cue on its turns (recorded on the page even though the headless

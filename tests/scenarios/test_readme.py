@@ -53,3 +53,29 @@ def test_readme_puts_players_first_and_says_where_commands_and_rooms_live(
     assert shown == "~/.local/share/conflictology/conflictology.sqlite3"
     assert shown in text
 
+
+
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def test_the_docs_point_inside_the_project() -> None:
+    """Issue 26: README, docs/engine.md and docs/protocol.md linked a contract outside the repository:
+    every relative link of the README and docs/ names a file of the project, and the contract is
+    docs/contract.md."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert "shared/design" not in text and "../shared" not in text, page
+        for target in LINK.findall(text):
+            if re.match(r"[a-z]+:", target):
+                continue  # a web address or mailto:, not a file
+            resolved = (page.parent / target).resolve()
+            assert resolved.is_relative_to(ROOT) and resolved.exists(), (page.name, target)
+    for page in ("README.md", "docs/engine.md", "docs/protocol.md"):
+        assert "contract.md" in (ROOT / page).read_text(encoding="utf-8"), page
+
+
+def test_the_extension_sections_show_how_to_build_for_a_local_server() -> None:
+    for page in ("README.md", "docs/web.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        assert "conflictology extension --server http://127.0.0.1:8000" in text, page

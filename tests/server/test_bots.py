@@ -89,3 +89,27 @@ def test_a_room_restored_with_a_level_outside_the_list_plays_on_at_the_default_l
     restored = Room.restore(snapshot)
     assert restored.seats[1].level == "normal" and seat_level(restored, 1) == "normal"
     assert restored.seats[1].name == "Bot 1 (normal)"
+
+
+def test_a_bot_is_named_by_number_and_its_level_is_a_field_never_part_of_the_name() -> None:
+    """Issue 26: "Bot 2 (heuristic-bluffer)" showed an id at every table, in English; clients name a
+    bot from its number and level (a mystery's level stays hidden until the game is over)."""
+    room, _token = Room.create("NAMES", "capitol", "Host", {}, RoomSettings(timers=False))
+    room.add_bots(1, "heuristic-bluffer")
+    room.add_bots(1, "mystery")
+    seats = room.info()["seats"]
+    assert [s["name"] for s in seats] == ["Host", "Bot 1", "Mystery bot 2"]
+    assert seats[1]["bot_number"] == 1 and seats[1]["level"] == "heuristic-bluffer"
+    assert seats[2]["bot_number"] == 2 and seats[2]["level"] == "mystery" and seats[2]["mystery"] is True
+    assert "bot_number" not in seats[0]
+    # Saved and restored with its number; a seat saved before numbers keeps its name and has none.
+    snapshot = room.snapshot()
+    assert Room.restore(snapshot).info()["seats"][1]["bot_number"] == 1
+    del snapshot["seats"][1]["number"]
+    assert "bot_number" not in Room.restore(snapshot).info()["seats"][1]
+    # The archived game names the players the same way, the mystery's level now told.
+    room.start(time.time())
+    players = room.archive_record()["players"]
+    bluffer = {"seat": 1, "name": "Bot 1", "bot": True, "level": "heuristic-bluffer", "bot_number": 1}
+    assert players[1] == bluffer
+    assert players[2]["bot_number"] == 2 and players[2]["mystery"] is True

@@ -24,7 +24,9 @@ PHONE = {"width": 390, "height": 844}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
-    with run_server(tmp_path_factory.mktemp("a11y")) as running:
+    # A long grace: a seat whose page closed between two screens must not turn away (a bot would
+    # play it on) while a loaded machine draws the next one.
+    with run_server(tmp_path_factory.mktemp("a11y"), extra=("--grace", "3600")) as running:
         yield running
 
 

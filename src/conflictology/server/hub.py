@@ -298,11 +298,12 @@ class Hub:
 
         def back(r: Room) -> None:
             present = self._seats_here(code)
-            away = [s for s in r.seats if s.afk and s.id in present]
+            away = [s for s in r.seats if (s.afk or s.away_until is not None) and s.id in present]
             if not away:
                 raise RoomError(409, "no_change", "no seat to give back")
             for seat in away:
                 seat.afk = False
+                seat.away_until = None  # the grace's countdown, if it was still running
 
         with contextlib.suppress(RoomError):
             await self.change(code, back)
@@ -389,7 +390,7 @@ class Hub:
             await self.backend.watch(conn.code)
         room = await self.room(conn.code)
         idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
-        if idx is not None and room.seats[idx].afk:
+        if idx is not None and (room.seats[idx].afk or room.seats[idx].away_until is not None):
             # The player is back. (Their presence is announced below all the same: other processes
             # must count the seat as connected, or the owner's grace would mark it away again.)
             await self._give_back(conn.code)

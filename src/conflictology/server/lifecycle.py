@@ -46,6 +46,12 @@ class Seat:
     afk: bool = False  # a disconnected player past the grace period: a bot plays for them
     left: bool = False  # the player left (or was kicked) mid-game: a bot plays on
     mystery: bool = False  # a mystery bot: its level is shown only once the game is over
+    # A bot's number at the table ("Bot 2"): clients name it in their own words from it and its level.
+    # None for a player, and for a bot seated before bots were numbered.
+    number: int | None = None
+    # A disconnected player's grace period ends then (epoch seconds) and a bot stands in: every page
+    # shows the countdown. Set when the grace starts, cleared on return (or when the bot takes over).
+    away_until: float | None = None
 
     @property
     def bot_controlled(self) -> bool:

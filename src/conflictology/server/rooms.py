@@ -157,6 +157,7 @@ class Room(Seats, Clocks, Snapshots):
     def info(self, connected: set[int] | None = None) -> dict[str, Any]:
         """The public description of the room (GET /api/rooms/{code}); never a token."""
         connected = connected or set()
+        playing = self.status is RoomStatus.PLAYING
         seats = []
         for i, s in enumerate(self.seats):
             entry: dict[str, Any] = {
@@ -172,8 +173,12 @@ class Room(Seats, Clocks, Snapshots):
                 entry["level"] = MYSTERY if hidden else s.level
                 if s.mystery:
                     entry["mystery"] = True
+                if s.number is not None:
+                    entry["bot_number"] = s.number
             if s.afk:
                 entry["afk"] = True
+            elif s.away_until is not None and not s.left and i not in connected and playing:
+                entry["away_until"] = s.away_until  # a dropped player's grace: a bot stands in then
             if s.left:
                 entry["left"] = True
             seats.append(entry)
@@ -291,6 +296,7 @@ class Room(Seats, Clocks, Snapshots):
         for s in self.seats:
             if s.mystery:  # a new mystery each game
                 s.level = secrets.choice(mystery_pool(game))
+            s.away_until = None  # a grace of the last game, if any, is over
         self.state = state
         self.initial_json = state.to_json()
         self.actions = []

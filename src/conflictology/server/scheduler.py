@@ -275,6 +275,22 @@ class Scheduler:
                     await self._change(code, lambda r: bot_act(r, fallback))
 
     async def _grace(self, code: str, seat_id: str, deadline: float) -> None:
+        def dropped(r: Room) -> None:
+            # Every page marks the seat at once with the countdown (the socket's close already said
+            # it is offline; this says when a bot stands in).
+            i = r.seat_index(seat_id)
+            if (
+                i is None
+                or r.status is not RoomStatus.PLAYING
+                or r.seats[i].afk
+                or r.seats[i].away_until == deadline
+                or i in self._connected(r)
+            ):
+                raise RoomError(409, "no_change", "the player is back")
+            r.seats[i].away_until = deadline
+
+        with contextlib.suppress(RoomError):
+            await self._change(code, dropped)
         while (left := deadline - self.clock.now()) > 0:
             await self.clock.sleep(left)
 
@@ -288,6 +304,7 @@ class Scheduler:
             ):
                 raise RoomError(409, "no_change", "the player is back")
             r.seats[i].afk = True
+            r.seats[i].away_until = None
 
         with contextlib.suppress(RoomError):
             await self._change(code, away)

@@ -137,11 +137,15 @@ class Seats(RoomFields):
             if mystery:
                 name = distinct_name(f"Mystery bot {n}", (s.name for s in self.seats))
                 chosen = secrets.choice(mystery_pool(game))
-                self.seats.append(Seat(id=uuid.uuid4().hex, name=name, bot=True, level=chosen, mystery=True))
+                self.seats.append(
+                    Seat(id=uuid.uuid4().hex, name=name, bot=True, level=chosen, mystery=True, number=n)
+                )
                 added.append(len(self.seats) - 1)
                 continue
-            name = distinct_name(f"Bot {n} ({level})", (s.name for s in self.seats))
-            self.seats.append(Seat(id=uuid.uuid4().hex, name=name, bot=True, level=level))
+            # The name is a plain fallback: its level is the seat's `level`, never an id in the name
+            # ("Bot 2 (heuristic-bluffer)" read as English jargon at a Spanish table).
+            name = distinct_name(f"Bot {n}", (s.name for s in self.seats))
+            self.seats.append(Seat(id=uuid.uuid4().hex, name=name, bot=True, level=level, number=n))
             added.append(len(self.seats) - 1)
         return added
 

@@ -9,8 +9,19 @@ from typing import Any, Self
 
 import msgspec
 
-from conflictology.server.lifecycle import RoomFields
+from conflictology.server.lifecycle import RoomFields, Seat
 from conflictology.server.seats import copy_seat
+
+
+def player_entry(seat: int, s: Seat) -> dict[str, Any]:
+    """A player of an archived game: a bot with its number and whether it was a mystery (its level,
+    played, is no longer a secret once the game is over), for clients to name it in their words."""
+    entry: dict[str, Any] = {"seat": seat, "name": s.name, "bot": s.bot, "level": s.level}
+    if s.number is not None:
+        entry["bot_number"] = s.number
+    if s.mystery:
+        entry["mystery"] = True
+    return entry
 
 
 class Snapshots(RoomFields):
@@ -28,9 +39,7 @@ class Snapshots(RoomFields):
             # GET /api/games lists only public rooms' games: a private room's code is its only lock.
             "public": self.settings.public,
             "options": self.options,
-            "players": [
-                {"seat": i, "name": s.name, "bot": s.bot, "level": s.level} for i, s in enumerate(self.seats)
-            ],
+            "players": [player_entry(i, s) for i, s in enumerate(self.seats)],
             "started": self.started,
             "finished": self.finished,
             "winners": self.state.winners(),

@@ -5,7 +5,9 @@ export default {
     seat: 'Seat {n}', you: 'you', youSubject: 'You', youObject: 'you', language: 'Language', home: 'Home', rules: 'Rules',
     close: 'Close', cancel: 'Cancel', on: 'on', off: 'off', none: 'none', timeLeft: 'Time left',
     away: 'away: a bot plays',
-    yourMove: 'Your move', log: 'Game log',
+    dropped: 'offline', droppedFor: 'offline · bot in', droppedLabel: 'Offline: a bot plays for them when this runs out',
+    bot: 'Bot {n}', botWho: 'Bot {n} · {who}', mysteryBot: 'Mystery bot {n}', mysteryBotWho: 'Mystery bot {n} · {who}',
+    yourMove: 'Your move', log: 'Game log', skip: 'Skip to the game',
   },
   status: {
     connecting: 'Connecting…', online: 'Online', watching: 'Watching', reconnecting: 'Reconnecting…',
@@ -119,12 +121,12 @@ export default {
   replay: {
     title: 'Replay: {game}', backToRoom: 'Back to the room', controls: 'Replay controls', first: 'First step',
     prev: 'Previous step', next: 'Next step', last: 'Last step', scrub: 'Step', step: 'Step {n} of {of}',
-    deal: 'The deal', nothingPublic: 'Nothing shown to the table at this step.',
+    deal: 'The deal', nothingPublic: 'No new line in the game log at this step.',
     by: { player: '{name} decides', bot: '{name} (a bot) decides', timeout: '{name}’s clock runs out' },
     mark: { true: '✓ true', bluff: '✗ bluff', won: 'challenge won', lost: 'challenge lost' },
     awaiting: 'Awaiting: {names}', faceDown: 'face down', hand: 'Hand', play: 'Played', zone: 'Scoring zone',
     row: 'Row', draw: 'Draw deck ({n})', pyramid: 'Pyramid', round: 'Round {n}', scoring: 'Scoring',
-    finalChallenge: 'Final Challenge', points: '{n} points', share: 'Copy link to this step',
+    finalChallenge: 'Final Challenge', finalPlaced: 'with {name}’s cards', finalOnPyramid: 'on the Pyramid', points: ({ n }) => (n === 1 ? '1 point' : `${n} points`), share: 'Copy link to this step',
     copied: 'Link copied', exportJson: 'Download JSON', exportText: 'Download text record',
     noGame: 'There is no such game.', notOver: 'This game is still being played: its replay opens once it is over.',
     private: 'This game was played in a private room: only its players can replay it, from the browser they played in.',
@@ -155,6 +157,11 @@ export default {
       reporter: '{actor} claims the Reporter to exchange cards',
       police_investigate: '{actor} claims the Police to investigate {target}',
       police_swap: '{actor} claims the Police to swap a card',
+    },
+    // The pending action when its target is the reader (Spanish joins "you" to the verb: robarte).
+    doesToYou: {
+      mafia: '{actor} claims the Mafia to steal from you',
+      police_investigate: '{actor} claims the Police to investigate you',
     },
     doesYou: {
       income: 'You take Income',
@@ -187,6 +194,7 @@ export default {
       waitingFor: 'Waiting for {names}.',
       turnOf: '{name}’s turn.',
       blockClaim: '{blocker} blocks {actor}, claiming the {card}',
+      blockClaimOfYou: '{blocker} blocks you, claiming the {card}',
       blockClaimYou: 'You block {actor}, claiming the {card}',
     },
     phase: {
@@ -207,7 +215,7 @@ export default {
       police_swap: '{seat} claims the Police to swap a card.',
     },
     players: 'Players', centre: 'Treasury and deck', treasury: 'Treasury', deck: 'Deck', deckCount: '{n} in the deck',
-    money: '${n}M', cardsLeft: '{n} face-down cards', theirTurn: 'their turn', eliminated: 'eliminated', turnTag: 'turn',
+    money: '${n}M', cardsLeft: ({ n }) => (n === 1 ? '1 face-down card' : `${n} face-down cards`), theirTurn: 'their turn', eliminated: 'eliminated', turnTag: 'turn',
     faceDown: 'a face-down card', yourHand: 'Your influence', lostCard: 'lost', shownYou: 'They showed you: {card}.',
     cardAction: { lose: 'Lose your {card}', return: 'Return your {card} to the deck', show: 'Show your {card}', keep: 'Keep {card}' },
     cardVerb: { lose: 'Lose this', return: 'Return this', show: 'Show this', keep: 'Keep?' },
@@ -285,7 +293,7 @@ export default {
       gnome: '{name} may use the Gnome Revelation…', build: '{name} is building their row…',
     },
     sortEvidence: 'Sort Evidence', symbolsT: 'The Pyramid’s three symbols', symbolS: 'The Pyramid’s symbol',
-    deckLeft: '{n} challenges left', movedPyramid: '{card} → the Pyramid', movedZone: '{card} → {name}’s zone',
+    deckLeft: ({ n }) => (n === 1 ? '1 challenge left' : `${n} challenges left`), movedPyramid: '{card} → the Pyramid', movedZone: '{card} → {name}’s zone',
     by: { challenge: 'by the challenge', closeness: 'closer in value', random: 'at random' },
     seenDown: 'face down (seen: {card})', pyramidSymbols: 'Pyramid symbols {t}; top symbol {s}.',
     decided: {
@@ -297,7 +305,7 @@ export default {
     finalHidden: 'the Final Challenge, face down', finalRule: 'Closest to its value wins; its text is ignored.',
     plays: 'This round', challengeCard: 'Challenge', roundWinner: '{name} won the round.', roundWinnerYou: 'You won the round.', pyramid: 'Pyramid',
     emptySlot: 'empty slot {n}', abductSlot: 'Swap the Abduction for slot {n}', gnomeSlot: 'Swap the Gnome Revelation for slot {n}',
-    placed: 'a placed card', yourSide: 'Your side', drawLeft: '{n} in draw deck', points: '{n} points',
+    placed: 'a placed card', yourSide: 'Your side', drawLeft: '{n} in draw deck', points: ({ n }) => (n === 1 ? '1 point' : `${n} points`),
     hand: 'Hand', zone: 'Scoring zone', row: 'Row',
     verbs: { play: 'Play', place: 'Place' },
     sendWhere: 'Send {card} to:', pickToSend: 'Pick one of the three cards.',
@@ -421,7 +429,8 @@ export default {
     keepHintOne: 'Select 1 card to keep ({chosen} of 1 selected).',
   },
   // Conspiranoicos cards as players see them (17.7).
-  cardNames: { plain: '{value} {fronts}', special: '{name} ({value})' },
+  // A card's value in brackets after its symbols: "You draw 0 Reptilians" read as a count (issue 26).
+  cardNames: { plain: '{fronts} ({value})', bare: 'no symbol ({value})', special: '{name} ({value})' },
   // Arranging one's Conspiranoicos row, with a live preview of one's own cards (17.8).
   rowPlan: {
     hint: 'Arrange your whole row: tap a card, then another, to swap them. It is scored left to right.',

@@ -5,7 +5,9 @@ export default {
     seat: 'Asiento {n}', you: 'tú', youSubject: 'Tú', youObject: 'ti', language: 'Idioma', home: 'Inicio', rules: 'Reglas',
     close: 'Cerrar', cancel: 'Cancelar', on: 'sí', off: 'no', none: 'ninguno', timeLeft: 'Tiempo restante',
     away: 'ausente: juega un bot',
-    yourMove: 'Tu jugada', log: 'Registro de la partida',
+    dropped: 'desconectado', droppedFor: 'desconectado · bot en', droppedLabel: 'Desconectado: un bot juega por él cuando se acabe',
+    bot: 'Bot {n}', botWho: 'Bot {n} · {who}', mysteryBot: 'Bot misterioso {n}', mysteryBotWho: 'Bot misterioso {n} · {who}',
+    yourMove: 'Tu jugada', log: 'Registro de la partida', skip: 'Saltar al juego',
   },
   status: {
     connecting: 'Conectando…', online: 'En línea', watching: 'Mirando', reconnecting: 'Reconectando…',
@@ -119,12 +121,12 @@ export default {
   replay: {
     title: 'Repetición: {game}', backToRoom: 'Volver a la sala', controls: 'Controles de la repetición',
     first: 'Primer paso', prev: 'Paso anterior', next: 'Paso siguiente', last: 'Último paso', scrub: 'Paso',
-    step: 'Paso {n} de {of}', deal: 'El reparto', nothingPublic: 'En este paso no se muestra nada a la mesa.',
+    step: 'Paso {n} de {of}', deal: 'El reparto', nothingPublic: 'Ninguna línea nueva en el registro en este paso.',
     by: { player: 'Decide {name}', bot: 'Decide {name} (un bot)', timeout: 'Se acaba el tiempo de {name}' },
     mark: { true: '✓ verdad', bluff: '✗ farol', won: 'desafío ganado', lost: 'desafío perdido' },
     awaiting: 'Se espera a: {names}', faceDown: 'boca abajo', hand: 'Mano', play: 'Jugada', zone: 'Zona de puntuación',
     row: 'Fila', draw: 'Mazo de robo ({n})', pyramid: 'Pirámide', round: 'Ronda {n}', scoring: 'Puntuación',
-    finalChallenge: 'Desafío Final', points: '{n} puntos', share: 'Copiar enlace a este paso',
+    finalChallenge: 'Desafío Final', finalPlaced: 'con las cartas de {name}', finalOnPyramid: 'en la Pirámide', points: ({ n }) => (n === 1 ? '1 punto' : `${n} puntos`), share: 'Copiar enlace a este paso',
     copied: 'Enlace copiado', exportJson: 'Descargar JSON', exportText: 'Descargar el acta en texto',
     noGame: 'No existe esa partida.', notOver: 'Esta partida sigue en juego: su repetición se abre cuando termine.',
     private: 'Esta partida se jugó en una sala privada: solo sus jugadores pueden verla, desde el navegador en que jugaron.',
@@ -132,7 +134,7 @@ export default {
   },
   standings: {
     nthGame: 'Partida {n}', title: 'Clasificación', none: 'Aún no ha terminado ninguna partida aquí.', player: 'Jugador', games: 'Partidas', wins: 'Victorias',
-    detail: 'Por juego', perGame: '{games} jugadas, {wins} ganadas', recent: 'Últimas partidas (repeticiones)',
+    detail: 'Por juego', perGame: ({ games, wins }) => `${games} ${games === 1 ? 'jugada' : 'jugadas'}, ${wins} ${wins === 1 ? 'ganada' : 'ganadas'}`, recent: 'Últimas partidas (repeticiones)',
     otherDevice: '¿Juegas en otro dispositivo?', copyKey: 'Copiar mi clave de asiento', keyCopied: 'Clave de asiento copiada',
     keyHelp: 'Tu clave de asiento demuestra tu nombre aquí. En el otro dispositivo, abre el enlace de esta sala y pégala en «¿Ya jugaste aquí?». Guárdala en secreto: es tu asiento.',
     claimLabel: '¿Ya jugaste aquí? Pega tu clave de asiento', claim: 'Recuperar mi asiento',
@@ -156,6 +158,11 @@ export default {
       police_investigate: '{actor} declara la Policía para investigar a {target}',
       police_swap: '{actor} declara la Policía para cambiar una carta',
     },
+    // La acción pendiente cuando su objetivo es quien lee (el pronombre va con el verbo: robarte).
+    doesToYou: {
+      mafia: '{actor} declara la Mafia para robarte',
+      police_investigate: '{actor} declara la Policía para investigarte',
+    },
     doesYou: {
       income: 'Tomas Ingreso',
       foreign_aid: 'Tomas Ayuda Exterior',
@@ -168,7 +175,7 @@ export default {
       police_swap: 'Declaras la Policía para cambiar una carta',
     },
     banner: {
-      over: '{names} ganó el Capitolio.',
+      over: '{names} ganó el Capitol.',
       forcedScandal: 'Tienes 10 M$ o más: debes lanzar un Escándalo.',
       yourTurn: 'Tu turno: elige una acción.',
       lose: 'Pierdes una influencia: elige la carta que pones boca arriba. {why}',
@@ -187,6 +194,7 @@ export default {
       waitingFor: 'Esperando a {names}.',
       turnOf: 'Turno de {name}.',
       blockClaim: '{blocker} bloquea a {actor} declarando {card}',
+      blockClaimOfYou: '{blocker} te bloquea declarando {card}',
       blockClaimYou: 'Bloqueas a {actor} declarando {card}',
     },
     phase: {
@@ -207,7 +215,7 @@ export default {
       police_swap: '{seat} declara la Policía para cambiar una carta.',
     },
     players: 'Jugadores', centre: 'Tesoro y mazo', treasury: 'Tesoro', deck: 'Mazo', deckCount: '{n} en el mazo',
-    money: '{n} M$', cardsLeft: '{n} cartas boca abajo', theirTurn: 'su turno', eliminated: 'eliminado', turnTag: 'turno',
+    money: '{n} M$', cardsLeft: ({ n }) => (n === 1 ? '1 carta boca abajo' : `${n} cartas boca abajo`), theirTurn: 'su turno', eliminated: 'eliminado', turnTag: 'turno',
     faceDown: 'una carta boca abajo', yourHand: 'Tu influencia', lostCard: 'perdida', shownYou: 'Te mostró: {card}.',
     cardAction: { lose: 'Perder tu {card}', return: 'Devolver tu {card} al mazo', show: 'Mostrar tu {card}', keep: 'Quedarte {card}' },
     cardVerb: { lose: 'Perder esta', return: 'Devolver esta', show: 'Mostrar esta', keep: '¿Quedártela?' },
@@ -231,14 +239,14 @@ export default {
       start: '{seat} empieza.',
       challenge: '{seat} desafía la declaración de {claim} de {challenged}.',
       reveal: '{seat} muestra {card}: el desafío falla.',
-      replace: '{seat} baraja {card} mostrada en el mazo y roba otra carta.',
+      replace: '{seat} devuelve al mazo la carta mostrada ({card}), lo baraja y roba otra carta.',
       bluff: '{seat} no tiene {claim}: ¡farol descubierto!',
       block: '{seat} bloquea a {actor} declarando {card}.',
       blocked: 'El bloqueo de {blocker} se mantiene: la acción de {seat} falla.',
       return: '{seat} devuelve una carta al mazo y roba otra.',
       lose: '{seat} pierde una influencia: {card} queda boca arriba.',
       eliminated: '{seat} se queda sin influencia; {amount} M$ vuelven al Tesoro.',
-      win: '{seat} gana el Capitolio.',
+      win: '{seat} gana el Capitol.',
       gain: '{seat} toma {amount} M$ del Tesoro.',
       steal: '{seat} roba {amount} M$ a {target}.',
       stalemate_quiet: 'Tras {count} turnos seguidos sin perder influencia, la partida termina y gana {winners} (más influencia y, luego, más dinero).',
@@ -285,7 +293,7 @@ export default {
       gnome: '{name} puede usar la Revelación Gnómica…', build: '{name} está ordenando su fila…',
     },
     sortEvidence: 'Ordenar pruebas', symbolsT: 'Los tres símbolos de la Pirámide', symbolS: 'El símbolo de la Pirámide',
-    deckLeft: 'quedan {n} desafíos', movedPyramid: '{card} → la Pirámide', movedZone: '{card} → zona de {name}',
+    deckLeft: ({ n }) => (n === 1 ? 'queda 1 desafío' : `quedan ${n} desafíos`), movedPyramid: '{card} → la Pirámide', movedZone: '{card} → zona de {name}',
     by: { challenge: 'por el desafío', closeness: 'valor más cercano', random: 'al azar' },
     seenDown: 'boca abajo (vista: {card})', pyramidSymbols: 'Símbolos de la Pirámide {t}; símbolo de arriba {s}.',
     decided: {
@@ -297,7 +305,7 @@ export default {
     finalHidden: 'el Desafío Final, boca abajo', finalRule: 'Gana el valor más cercano; su texto se ignora.',
     plays: 'Esta ronda', challengeCard: 'Desafío', roundWinner: '{name} ganó la ronda.', roundWinnerYou: 'Ganaste la ronda.', pyramid: 'Pirámide',
     emptySlot: 'hueco vacío {n}', abductSlot: 'Cambiar la Abducción por el hueco {n}', gnomeSlot: 'Cambiar la Revelación Gnómica por el hueco {n}',
-    placed: 'una carta colocada', yourSide: 'Tu lado', drawLeft: '{n} en el mazo de robo', points: '{n} puntos',
+    placed: 'una carta colocada', yourSide: 'Tu lado', drawLeft: '{n} en el mazo de robo', points: ({ n }) => (n === 1 ? '1 punto' : `${n} puntos`),
     hand: 'Mano', zone: 'Zona de puntuación', row: 'Fila',
     verbs: { play: 'Jugar', place: 'Colocar' },
     sendWhere: 'Enviar {card} a:', pickToSend: 'Elige una de las tres cartas.',
@@ -421,7 +429,8 @@ export default {
     keepHintOne: 'Elige 1 carta para quedártela ({chosen} de 1).',
   },
   // Las cartas de Conspiranoicos como las ven los jugadores (17.7).
-  cardNames: { plain: '{value} {fronts}', special: '{name} ({value})' },
+  // El valor entre paréntesis tras los símbolos: "Robas 0 Reptilianos" se leía como una cantidad.
+  cardNames: { plain: '{fronts} ({value})', bare: 'sin símbolo ({value})', special: '{name} ({value})' },
   // Ordenar la fila de Conspiranoicos, con una vista previa de las cartas propias (17.8).
   rowPlan: {
     hint: 'Ordena toda tu fila: toca una carta y luego otra para intercambiarlas. Se puntúa de izquierda a derecha.',

@@ -201,7 +201,12 @@ const EFFECTS = {
     const { room } = state;
     if (!room || !room.seats || room.seats.length < players.length || room.status === 'lobby') refreshRoom();
   },
-  error(msg) { showToast(errorText(msg.code, msg.message), 'error'); },
+  error(msg) {
+    const retry = onStale;
+    onStale = null;
+    if (msg.code === 'stale' && retry) { retry(); return; }
+    showToast(errorText(msg.code, msg.message), 'error');
+  },
   // Rather than reconnect and push another tab out in turn.
   replaced() {
     if (conn) conn.close();
@@ -233,12 +238,17 @@ function refreshRoom() {
     .catch(() => {}).finally(() => { roomFetch = null; });
 }
 
-function act(action) {
+// `onStale`: the caller sends the action again by itself when the game moved on under it (a
+// Conspiranoicos row goes down while the opponent places theirs): the refusal is then its business,
+// not a "Too late" for the player, whose row is placed all the same.
+let onStale = null;
+function act(action, { onStale: retry = null } = {}) {
   if (state.busy || !conn) return;
   if (!conn.act(action, state.seq)) {
     showToast(t('status.offline'), 'error');
     return;
   }
+  onStale = retry;
   update({ busy: true });
 }
 
@@ -277,7 +287,8 @@ async function joinRoom(code, name) {
     const res = await app.api.join(code, name);
     // A name someone at the table (or of its standings) has is told apart: say so.
     const seated = res.name || name;
-    keepSeat(code, { token: res.token, seat: res.seat, name: seated });
+    // Kept with the seat: the lobby says it for as long as they sit there (a toast is easily missed).
+    keepSeat(code, { token: res.token, seat: res.seat, name: seated, ...(res.renamed ? { renamed: true } : {}) });
     if (res.renamed) showToast(t('join.renamed', { name: seated }));
     await openRoom(code);
   } catch (err) {
@@ -363,6 +374,11 @@ function render() {
     headerKey = top;
     clear(root);
     root.appendChild(header(app));
+    // The page's own words outside #app (index.html says them in English until now).
+    const skip = document.querySelector('a.skip');
+    if (skip) skip.textContent = t('common.skip');
+    const rules = document.getElementById('rules');
+    if (rules) rules.setAttribute('aria-label', t('common.rules'));
   }
   const old = root.querySelector(':scope > main');
   if (old) old.remove();

@@ -3,6 +3,7 @@
 import { cardBack, roleCard } from './cards.js';
 import { h } from './dom.js';
 import { has, t } from './i18n.js';
+import { presenceTag } from './presence.js';
 
 const TURN_ACTIONS = ['income', 'foreign_aid', 'scandal', 'banker', 'mafia', 'hacker', 'reporter',
   'police_investigate', 'police_swap'];
@@ -25,6 +26,7 @@ function awaited(view, pending) {
 function describeAction(c, p) {
   if (!p || !p.action) return '';
   const params = { actor: c.name(p.actor), target: obj(c, p.target), claim: p.claim ? role(p.claim) : '' };
+  if (p.target === c.you && p.actor !== c.you && has(`capitol.doesToYou.${p.action}`)) return t(`capitol.doesToYou.${p.action}`, params);
   return t(`capitol.${p.actor === c.you ? 'doesYou' : 'does'}.${p.action}`, params);
 }
 
@@ -88,7 +90,7 @@ export function banner(c) {
   const awaitedNames = names(c, waiting);
   if (p && p.action) {
     const what = phase === 'block_challenge'
-      ? t(p.blocker === c.you ? 'capitol.banner.blockClaimYou' : 'capitol.banner.blockClaim',
+      ? t(p.blocker === c.you ? 'capitol.banner.blockClaimYou' : p.actor === c.you ? 'capitol.banner.blockClaimOfYou' : 'capitol.banner.blockClaim',
         { blocker: c.name(p.blocker), card: role(p.block_claim), actor: obj(c, p.actor) })
       : describeAction(c, p);
     const step = t(`capitol.phase.${phase}`, { names: awaitedNames });
@@ -181,21 +183,17 @@ function playerPanel(c, pl, seat, waiting) {
     'data-seat': seat,
   },
   h('header', null,
-    h('span', { class: 'pname' }, c.name(seat)),
+    h('span', { class: 'pname', title: c.name(seat) }, c.name(seat)),
     isTurn && alive ? h('span', { class: 'tag turn-tag' }, t('capitol.turnTag')) : null,
     waiting.has(seat) && !isTurn ? h('span', { class: 'tag think' }, '…') : null,
     !alive ? h('span', { class: 'tag out' }, t('capitol.eliminated')) : null,
-    seatInfo(c, seat).afk || seatInfo(c, seat).left ? h('span', { class: 'tag away' }, t('common.away')) : null),
+    presenceTag(c.room, seat)),
   h('div', { class: 'purse' }, money(pl.money)),
   h('div', { class: 'hand small-hand' },
     Array.from({ length: hiddenCount }, () => cardBack(t('capitol.faceDown'), { small: true })),
     revealed.map((r) => h('span', { class: 'lost', title: t('capitol.lostCard') }, roleCard(r, role(r), { small: true, aria: `${role(r)} (${t('capitol.lostCard')})` })))),
   known(c, seat),
   null);
-}
-
-function seatInfo(c, seat) {
-  return (c.room && c.room.seats && c.room.seats.find((s) => s.seat === seat)) || {};
 }
 
 // What this seat learnt as the Police player about another's hand (view.known).
@@ -216,7 +214,7 @@ function myArea(c, me, waiting) {
   const revealed = me.revealed || [];
   return h('section', { class: ['me-area', v.turn === c.you && !gameOver(v) && 'turn', waiting.has(c.you) && 'awaited'], 'aria-label': t('capitol.yourHand') },
     h('header', null,
-      h('span', { class: 'pname' }, `${c.name(c.you)} (${t('common.you')})`),
+      h('span', { class: 'pname', title: `${c.name(c.you)} (${t('common.you')})` }, `${c.name(c.you)} (${t('common.you')})`),
       h('span', { class: 'purse big' }, money(me.money))),
     h('div', { class: 'hand my-hand' },
       hidden.map((r, i) => cardButton(c, r, i)),

@@ -3,6 +3,7 @@
 import { evidenceBack, evidenceCard, factionBadge, plainBack } from './cards.js';
 import { h } from './dom.js';
 import { has, t } from './i18n.js';
+import { presenceTag } from './presence.js';
 import { preview } from './rowscore.js';
 // The deck in play comes with every view: `cards`, the catalogue of its 18 cards (id, value, fronts,
 // back, challenge and its English text, special). The deck's contents are public, and a room may load
@@ -265,9 +266,9 @@ function playerArea(c, pl, seat, kind) {
   const deciding = mine && ty.has('play');
   return h('section', { class: ['consp-player', mine ? 'mine' : 'theirs', deciding && 'deciding'], 'aria-label': mine ? t('conspiranoicos.yourSide') : c.name(seat), 'data-seat': seat },
     h('header', null,
-      h('span', { class: 'pname' }, mine ? `${c.name(seat)} (${t('common.you')})` : c.name(seat)),
+      h('span', { class: 'pname', title: mine ? `${c.name(seat)} (${t('common.you')})` : c.name(seat) }, mine ? `${c.name(seat)} (${t('common.you')})` : c.name(seat)),
       h('span', { class: 'tag' }, t('conspiranoicos.drawLeft', { n: pl.draw === undefined ? '?' : pl.draw })),
-      away(c, seat) ? h('span', { class: 'tag away' }, t('common.away')) : null,
+      presenceTag(c.room, seat),
       Array.isArray(c.view.scores) && c.view.scores.length ? h('span', { class: 'tag score' }, t('conspiranoicos.points', { n: c.view.scores[seat] })) : null),
     h('div', { class: 'zones' },
       mine && ty.has('place') ? null
@@ -277,11 +278,6 @@ function playerArea(c, pl, seat, kind) {
       (rowItems.length || (Array.isArray(row) && ty.has('place'))) && !(mine && ty.has('place'))
         ? h('div', { class: 'zone-block' }, h('h4', null, t('conspiranoicos.row')), h('div', { class: 'hand row-cards' }, rowItems)) : null),
     scores ? null : null);
-}
-
-function away(c, seat) {
-  const s = c.room && c.room.seats && c.room.seats.find((x) => x.seat === seat);
-  return !!(s && (s.afk || s.left));
 }
 
 function controls(c) {
@@ -404,7 +400,9 @@ function sendQueued(c, placed) {
     return;
   }
   a.sent = { card: action.card, at: now };
-  setTimeout(() => c.act(action), 0);
+  // Refused as stale (the opponent's card went down first), it goes again at once, unannounced.
+  const again = () => { if (a.sent && a.sent.card === action.card) a.sent = null; c.rerender(); };
+  setTimeout(() => c.act(action, { onStale: again }), 0);
 }
 
 // ---- the end: score breakdown --------------------------------------------------------------------------
@@ -494,7 +492,8 @@ function describeShort(id) {
   if (card.value === '?') return card.name || `${id}`;
   const special = cardName(card);
   if (special) return t('cardNames.special', { name: special, value: card.value });
-  return t('cardNames.plain', { value: card.value, fronts: (card.front || []).map(faction).join('/') });
+  const fronts = (card.front || []).map(faction).join('/');
+  return fronts ? t('cardNames.plain', { value: card.value, fronts }) : t('cardNames.bare', { value: card.value });
 }
 
 function logPanel(c) {

@@ -1,10 +1,22 @@
 // How a seat is named on screen: the room's name for it, told apart from a look-alike by its seat.
-import { t } from './i18n.js';
+import { has, t } from './i18n.js';
 
 export function nameOf(room, seat) {
   const s = room && room.seats && room.seats.find((x) => x.seat === seat);
   if (s && s.name) return twinName(s, room.seats);
   return t('common.seat', { n: seat + 1 });
+}
+
+// A bot is named by its number and its personality (or level) in the reader's language ("Bot 2 · the
+// bluffer", "Bot 2 · el farolero"), from the seat's `bot_number` and `level`; never the level's id. A
+// mystery bot's seat says only that it is one until the game is over (the server sends "mystery"
+// until then). A seat without `bot_number` (a room saved before it) keeps the server's name.
+export function shownName(s) {
+  if (!s.bot || !Number.isInteger(s.bot_number)) return s.name;
+  const n = s.bot_number;
+  const who = s.level && s.level !== 'mystery' && has(`levels.${s.level}`) ? t(`levels.${s.level}`) : '';
+  if (s.mystery) return who ? t('common.mysteryBotWho', { n, who }) : t('common.mysteryBot', { n });
+  return who ? t('common.botWho', { n, who }) : t('common.bot', { n });
 }
 
 // Two names that look alike ("Ana" and a Cyrillic "Аna", a full-width "Ａna", a room saved before the
@@ -19,7 +31,8 @@ function skeleton(name) {
 }
 
 export function twinName(s, seats) {
-  const key = skeleton(s.name);
-  const twins = seats.filter((x) => x.name && skeleton(x.name) === key).length;
-  return twins > 1 ? `${s.name} (${t('common.seat', { n: s.seat + 1 })})` : s.name;
+  const shown = shownName(s);
+  const key = skeleton(shown);
+  const twins = seats.filter((x) => x.name && skeleton(shownName(x)) === key).length;
+  return twins > 1 ? `${shown} (${t('common.seat', { n: s.seat + 1 })})` : shown;
 }

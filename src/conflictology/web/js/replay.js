@@ -9,6 +9,7 @@ import { clear, h } from './dom.js';
 import { lang, LANGUAGES, setLang, t } from './i18n.js';
 import * as capitol from './capitol.js';
 import * as consp from './conspiranoicos.js';
+import { shownName } from './names.js';
 
 const TOKEN_PREFIX = 'conflictology:room:';
 const MAX_TRIES = 8; // stored seats tried for a private game (each try is a request the server counts)
@@ -66,7 +67,7 @@ async function load() {
 
 function name(seat) {
   const p = R.data && R.data.players[seat];
-  return p ? p.name : t('common.seat', { n: seat });
+  return p ? shownName(p) : t('common.seat', { n: seat });
 }
 
 function ctx(view) {
@@ -174,12 +175,20 @@ function conspBoard(view, last) {
     h('div', { class: 'prow' }, slot(6)), h('div', { class: 'prow' }, slot(4), slot(5)),
     h('div', { class: 'prow' }, slot(1), slot(2), slot(3)));
   const round = view.phase === 'over' ? t('replay.scoring') : t('replay.round', { n: view.round });
+  // A challenge card won and sorted into a row is shown there only (at the end the Final Challenge
+  // sat both in its slot and in the winner's row).
+  const holder = (id) => (view.players || []).findIndex((p) => (p.row || []).includes(id) || (p.zone || []).includes(id));
+  const onPyramid = (id) => (view.pyramid || []).some((s) => s && s.card === id);
+  const fcHolder = holder(view.final_challenge_card);
+  const fcPlaced = fcHolder >= 0 ? t('replay.finalPlaced', { name: name(fcHolder) })
+    : onPyramid(view.final_challenge_card) ? t('replay.finalOnPyramid') : null;
   return h('div', null,
     h('div', { class: 'replay-centre' },
       h('div', null, h('div', { class: 'replay-label', 'data-testid': 'round' }, round),
-        view.challenge ? evidence(view.challenge) : null),
-      h('div', null, h('div', { class: 'replay-label' }, t('replay.finalChallenge')),
-        evidence(view.final_challenge_card, { facedown: !view.final_challenge })),
+        view.challenge && holder(view.challenge) < 0 && !onPyramid(view.challenge) ? evidence(view.challenge) : null),
+      h('div', { 'data-testid': 'final-challenge' }, h('div', { class: 'replay-label' }, t('replay.finalChallenge')),
+        fcPlaced ? h('span', { class: 'muted small' }, fcPlaced)
+          : evidence(view.final_challenge_card, { facedown: !view.final_challenge })),
       h('div', null, h('div', { class: 'replay-label' }, t('replay.pyramid')), pyramid)),
     h('section', { class: 'replay-board' }, seats));
 }
@@ -216,12 +225,21 @@ function shareLink() {
   return url.toString();
 }
 
+// Always a way back: to the game's room, else to the room the link came from (#room=CODE), else home
+// (a refused or missing game has no data to name its room).
+function backLink(d) {
+  const hint = /room=([A-Za-z0-9]+)/.exec(location.hash || '');
+  const room = d ? d.room : hint && hint[1];
+  if (room) return h('a', { href: `/?room=${encodeURIComponent(room)}`, class: 'ghost', 'data-k': 'back' }, t('replay.backToRoom'));
+  return h('a', { href: '/', class: 'ghost', 'data-k': 'back' }, t('common.home'));
+}
+
 function header() {
   const d = R.data;
   return h('header', { class: 'replay-head' },
     h('h1', null, t('replay.title', { game: d ? d.title : '' })),
     h('div', { class: 'row' },
-      d ? h('a', { href: `/?room=${encodeURIComponent(d.room)}`, class: 'ghost' }, t('replay.backToRoom')) : null,
+      backLink(d),
       Object.entries(LANGUAGES).map(([code, dict]) => h('button', {
         type: 'button', class: ['ghost', 'small', code === lang() && 'active'], 'aria-pressed': code === lang() ? 'true' : 'false',
         onclick: () => { setLang(code); render(); },
@@ -300,7 +318,7 @@ function render() {
       onclick: () => download(`/api/games/${encodeURIComponent(d.id)}/record.txt`, `conflictology-${d.game}-${d.id.slice(0, 12)}.txt`) },
     t('replay.exportText')));
 
-  const players = h('p', { class: 'muted small' }, d.players.map((p) => p.name + (p.bot ? ` (${t('lobby.bot')})` : '')).join(' · '));
+  const players = h('p', { class: 'muted small' }, d.players.map((p) => shownName(p) + (p.bot && !Number.isInteger(p.bot_number) ? ` (${t('lobby.bot')})` : '')).join(' · '));
   for (const part of [header(), players, controls, now, board, end, log, exports]) if (part) app.appendChild(part);
 }
 

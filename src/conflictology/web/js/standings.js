@@ -14,29 +14,43 @@ function figureCells(per) {
   return shown.map(([k, v]) => `${t(`standings.figures.${k}`)} ${v}`).join(' · ');
 }
 
+// Each player's per-game figures go on a line of their own under the player's row, across the table:
+// as a fourth column they made a phone's page 470–500 px wide (issue 26).
 function table(data) {
   if (!data.players.length) return h('p', { class: 'muted', 'data-testid': 'standings-empty' }, t('standings.none'));
   return h('table', { class: 'scores standings', 'data-testid': 'standings-table' },
     h('thead', null, h('tr', null,
       h('th', { scope: 'col' }, t('standings.player')), h('th', { scope: 'col' }, t('standings.games')),
-      h('th', { scope: 'col' }, t('standings.wins')), h('th', { scope: 'col' }, t('standings.detail')))),
-    h('tbody', null, data.players.map((p) => h('tr', { 'data-name': p.name },
-      h('th', { scope: 'row' }, p.name),
-      h('td', { class: 'num' }, String(p.games)),
-      h('td', { class: 'num' }, String(p.wins)),
-      h('td', { class: 'small' }, Object.entries(p.by_game).map(([game, per]) => h('div', null,
-        h('strong', null, `${t(`games.${game}.name`)}: `),
-        t('standings.perGame', { games: per.games, wins: per.wins }),
-        figureCells(per) ? ` · ${figureCells(per)}` : '')))))));
+      h('th', { scope: 'col' }, t('standings.wins')))),
+    data.players.map((p) => h('tbody', { class: 'standing' },
+      h('tr', { 'data-name': p.name },
+        h('th', { scope: 'row' }, p.name),
+        h('td', { class: 'num' }, String(p.games)),
+        h('td', { class: 'num' }, String(p.wins))),
+      h('tr', { class: 'standing-detail' },
+        h('td', { class: 'small', colspan: 3, 'aria-label': `${p.name}, ${t('standings.detail')}` },
+          Object.entries(p.by_game).map(([game, per]) => h('div', null,
+            h('strong', null, `${t(`games.${game}.name`)}: `),
+            t('standings.perGame', { games: per.games, wins: per.wins }),
+            figureCells(per) ? ` · ${figureCells(per)}` : '')))))));
 }
 
-function recent(data, base, open = false) {
+// Each game linked to its replay, unless it would refuse the reader (a private room's games are for
+// its players: `linked` false for a spectator); then the list only names them.
+function recent(data, base, open = false, linked = true) {
   const games = data.games.slice(-5).reverse();
   if (!games.length) return null;
   return h('details', { class: 'standings-games', open }, h('summary', null, t('standings.recent')),
-    h('ul', null, games.map((g, i) => h('li', null,
-      h('a', { href: `${base || ''}/replay/${encodeURIComponent(g.id)}#room=${encodeURIComponent(data.code)}`, target: '_blank', rel: 'noopener' },
-        g.game ? `${t(`games.${g.game}.name`)}: ${(g.winners || []).join(' & ') || '—'}` : t('standings.nthGame', { n: data.games.length - i }))))));
+    h('ul', null, games.map((g, i) => {
+      const text = g.game ? `${t(`games.${g.game}.name`)}: ${(g.winners || []).join(' & ') || '—'}` : t('standings.nthGame', { n: data.games.length - i });
+      return h('li', null, linked
+        ? h('a', { href: `${base || ''}/replay/${encodeURIComponent(g.id)}#room=${encodeURIComponent(data.code)}`, target: '_blank', rel: 'noopener' }, text)
+        : text);
+    })));
+}
+
+function linkable(opts) {
+  return !!(opts.token || (opts.room.settings && opts.room.settings.public));
 }
 
 // Any other room: its earlier games (before its rematches), each linked to its replay, in the lobby.
@@ -47,7 +61,7 @@ function pastGames(opts) {
   const box = h('div', { class: 'past-games', 'data-testid': 'past-games' });
   const show = (target, data) => {
     clear(target);
-    const list = data && recent(data, opts.base, true);
+    const list = data && recent(data, opts.base, true, linkable(opts));
     if (list) target.append(list);
   };
   if (cached && cached.data) show(box, cached.data);
@@ -89,7 +103,7 @@ export function standingsPanel(opts) {
 function fill(target, data, opts) {
   clear(target);
   target.append(table(data));
-  const list = recent(data, opts.base);
+  const list = recent(data, opts.base, false, linkable(opts));
   if (list) target.append(list);
   target.append(tools(opts));
 }

@@ -24,10 +24,14 @@ export function render(app, c, mod) {
 }
 
 // The finished game's replay viewer (js/replay.js); the fragment tells it which stored seat to use.
+// A private room's game opens only for its players (a seat this browser holds): nobody else is
+// offered a link that would refuse them.
 function replayLink(app) {
   const { state } = app;
   const id = state.room && state.room.game_id;
   if (!id) return null;
+  const open = state.room.settings && state.room.settings.public;
+  if (!open && !state.token && !(state.saved && state.saved.token)) return null;
   return h('a', { class: 'button secondary', 'data-k': 'replay', target: '_blank', rel: 'noopener',
     href: `${app.base || ''}/replay/${encodeURIComponent(id)}#room=${encodeURIComponent(state.code || '')}` }, t('replay.open'));
 }

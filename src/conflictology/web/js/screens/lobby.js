@@ -30,6 +30,7 @@ export function render(app) {
 
   const seatsPanel = h('section', { class: 'panel seats-panel', 'aria-labelledby': 'seats-h' },
     h('h2', { id: 'seats-h' }, t('lobby.players', { n: count, max: limits.max })),
+    renamedNote(state),
     seatList(app, room, host),
     host && count < limits.max ? botAdder(app) : null,
     host
@@ -60,6 +61,13 @@ function withOption(options, key, value) {
   return next;
 }
 
+// A newcomer seated under another name than the one they asked for (someone at the table had it).
+function renamedNote(state) {
+  const saved = state.saved;
+  if (state.spectator || !saved || !saved.renamed || !saved.name) return null;
+  return h('p', { class: 'notice', role: 'status', 'data-testid': 'renamed' }, t('join.renamed', { name: saved.name }));
+}
+
 export function seatList(app, room, host) {
   const { state } = app;
   const seats = (room && room.seats) || [];
@@ -69,11 +77,12 @@ export function seatList(app, room, host) {
       h('span', { class: ['dot', s.connected || s.bot ? 'on' : 'off'], title: t(s.connected || s.bot ? 'lobby.connected' : 'lobby.disconnected') }),
       h('span', { class: 'seat-name' }, twinName(s, seats)),
       s.host ? h('span', { class: 'tag host' }, t('lobby.host')) : null,
-      s.bot ? h('span', { class: 'tag bot' }, t('lobby.bot'), s.level ? ` · ${t(`levels.${s.level}`) === `levels.${s.level}` ? s.level : t(`levels.${s.level}`)}` : '') : null,
+      // A numbered bot's name says its personality already (names.js); a seat saved before says it here.
+      s.bot ? h('span', { class: 'tag bot' }, t('lobby.bot'), s.level && !Number.isInteger(s.bot_number) ? ` · ${t(`levels.${s.level}`) === `levels.${s.level}` ? s.level : t(`levels.${s.level}`)}` : '') : null,
       mine(s) ? h('span', { class: 'tag you' }, t('common.you')) : null,
       s.afk || s.left ? h('span', { class: 'tag away' }, t('common.away')) : null,
       host && s.seat !== state.seat ? h('button', { type: 'button', class: 'ghost small', 'data-k': `kick-${s.seat}`,
-        'aria-label': t('lobby.kickName', { name: s.name }),
+        'aria-label': t('lobby.kickName', { name: twinName(s, seats) }),
         onclick: () => app.hostCall((api, token) => api.kick(state.code, token, s.seat, s.id)) }, t('lobby.kick')) : null)));
 }
 
