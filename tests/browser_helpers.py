@@ -318,3 +318,71 @@ def open_seat(page: Page, server: WebServer, room: dict, seat: int, name: str, l
     page.evaluate("([k, v]) => localStorage.setItem(k, JSON.stringify(v))",
                   [f"conflictology:room:{room['code']}", value])
     page.goto(f"{server.url}/?room={room['code']}&lang={lang}")
+
+
+# ---- a table's fit in the window (issue 29: ten seats at 360-1280 px and in the side panel) -------
+
+# Per seat panel: is each part there and inside the window's width (a name neither cut nor
+# overflowing)? Also one's own area, the answer buttons shown, and the page's sideways scroll.
+TABLE_FIT = """() => {
+  const w = window.innerWidth;
+  const inside = (el) => { if (!el) return false; const r = el.getBoundingClientRect();
+    return r.width > 0 && r.left >= -1 && r.right <= w + 1; };
+  const panels = [...document.querySelectorAll('.opponents .player')].map((p) => ({
+    seat: p.dataset.seat,
+    name: inside(p.querySelector('.pname')) && p.querySelector('.pname').scrollWidth
+      <= p.querySelector('.pname').clientWidth + 1,
+    money: inside(p.querySelector('.purse')),
+    cards: inside(p.querySelector('.hand')),
+    turn: p.classList.contains('turn') ? inside(p.querySelector('.turn-tag')) : null,
+  }));
+  const answers = [...document.querySelectorAll('[data-k^=act-]')].filter((b) => b.offsetParent !== null);
+  return { panels, me: inside(document.querySelector('.me-area')),
+    hand: inside(document.querySelector('.my-hand')),
+    answers: answers.map(inside), width: w,
+    scroll: document.documentElement.scrollWidth - w,
+    money: document.querySelector('.me-area') ? document.querySelector('.me-area').textContent : '' };
+}"""
+
+
+def table_fit(page: Page, opponents: int) -> dict[str, Any]:
+    """TABLE_FIT of a Capitol table once it shows ``opponents`` panels and no sideways scroll, or as
+    it stands after a few tries (the caller's assertions then say what is wrong)."""
+    got: dict[str, Any] = page.evaluate(TABLE_FIT)
+    for _ in range(10):
+        if len(got["panels"]) == opponents and got["scroll"] <= 0:
+            break
+        page.wait_for_timeout(200)
+        got = page.evaluate(TABLE_FIT)
+    return got
+
+
+def assert_table_fits(got: dict[str, Any], opponents: int) -> None:
+    """Every seat's name, money, cards and turn marker inside the width, one's own hand and answers
+    too, and no sideways scroll."""
+    where = got["width"]
+    assert len(got["panels"]) == opponents, (where, got)
+    assert got["scroll"] <= 0, (where, got)
+    assert got["me"] and got["hand"], (where, got)
+    assert all(got["answers"]), (where, got)
+    for panel in got["panels"]:
+        assert panel["name"] and panel["money"] and panel["cards"], (where, panel)
+        assert panel["turn"] in (None, True), (where, panel)
+
+
+# A decision about one's own cards: its card buttons and the buttons that go with them, measured with
+# the page at its top (as it opens): those outside the window, by data-k.
+OWN_CARDS_OFF_SCREEN = """() => { window.scrollTo(0, 0);
+  return [...document.querySelectorAll('.my-hand .card-btn, .me-area .controls button')].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return r.width === 0 || r.top < 0 || r.left < 0 || r.bottom > window.innerHeight + 0.5
+      || r.right > window.innerWidth + 0.5;
+  }).map((el) => el.dataset.k || el.textContent.trim()); }"""
+
+
+def own_card_choice(page: Page) -> str | None:
+    """The kind of decision about one's own cards the page shows (lose, return, show, keep), if any."""
+    for kind in ("lose", "return", "show", "keep"):
+        if page.locator(f".my-hand .card-btn.{kind}").count():
+            return kind
+    return None

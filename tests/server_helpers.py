@@ -160,12 +160,22 @@ class Player:
     """A real WebSocket client; a reader thread files every message it receives."""
 
     def __init__(
-        self, server: Server, code: str, token: str | None, seat: int | None, **headers: str
+        self,
+        server: Server,
+        code: str,
+        token: str | None,
+        seat: int | None,
+        *,
+        version: int | None = None,
+        **headers: str,
     ) -> None:
+        """``version``: the protocol version asked for (``v=2``: log deltas); none, the default."""
         self.code = code
         self.token = token
         self.seat = seat
-        url = f"{server.ws}/ws/{code}" + (f"?token={token}" if token else "")
+        query = [f"token={token}"] if token else []
+        query += [f"v={version}"] if version is not None else []
+        url = f"{server.ws}/ws/{code}" + ("?" + "&".join(query) if query else "")
         client = connect(url, additional_headers=headers or None, open_timeout=10)
         self.ws: ClientConnection = client.__enter__()
         self.messages: list[dict[str, Any]] = []

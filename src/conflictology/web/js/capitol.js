@@ -156,13 +156,19 @@ export function renderTable(c) {
     p && p.action ? pendingChip(c, p) : null);
 
   const me = c.you !== null && c.you !== undefined ? players[c.you] : null;
+  // A decision about one's own cards: its hint and buttons go with the hand, which stays in sight at
+  // the bottom of the screen (at a big table the seats above push it below the fold).
+  const onCards = me && CARD_CHOICES.some((k) => types(c.legal).has(k));
+  const moves = controls(c);
   return h('div', { class: 'capitol-table' },
     seats,
     center,
-    me ? myArea(c, me, waiting) : null,
-    controls(c),
+    me ? myArea(c, me, waiting, onCards ? moves : null) : null,
+    onCards ? null : moves,
     logPanel(c));
 }
+
+const CARD_CHOICES = ['lose', 'return', 'show', 'keep'];
 
 function money(n) { return t('capitol.money', { n: n === undefined ? '?' : n }); }
 
@@ -208,18 +214,19 @@ function pendingChip(c, p) {
     h('span', null, describeAction(c, p)));
 }
 
-function myArea(c, me, waiting) {
+function myArea(c, me, waiting, moves = null) {
   const v = c.view;
   const hidden = Array.isArray(me.hidden) ? me.hidden : [];
   const revealed = me.revealed || [];
-  return h('section', { class: ['me-area', v.turn === c.you && !gameOver(v) && 'turn', waiting.has(c.you) && 'awaited'], 'aria-label': t('capitol.yourHand') },
+  return h('section', { class: ['me-area', v.turn === c.you && !gameOver(v) && 'turn', waiting.has(c.you) && 'awaited', moves && 'deciding'], 'aria-label': t('capitol.yourHand') },
     h('header', null,
       h('span', { class: 'pname', title: `${c.name(c.you)} (${t('common.you')})` }, `${c.name(c.you)} (${t('common.you')})`),
       h('span', { class: 'purse big' }, money(me.money))),
     h('div', { class: 'hand my-hand' },
       hidden.map((r, i) => cardButton(c, r, i)),
       revealed.map((r) => h('span', { class: 'lost', title: t('capitol.lostCard') }, roleCard(r, role(r), { aria: `${role(r)} (${t('capitol.lostCard')})` })))),
-    shownCard(v) && types(c.legal).has('let_keep') ? h('p', { class: 'shown' }, t('capitol.shownYou', { card: role(shownCard(v)) })) : null);
+    shownCard(v) && types(c.legal).has('let_keep') ? h('p', { class: 'shown' }, t('capitol.shownYou', { card: role(shownCard(v)) })) : null,
+    moves);
 }
 
 // A card of your own hand; clickable when the decision is about one of your cards.
