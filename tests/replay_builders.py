@@ -35,6 +35,17 @@ def hang(folder: str, kind: Kind, record: dict[str, Any]) -> Encoded:
     return build(kind, record)
 
 
+def spin(folder: str, kind: Kind, record: dict[str, Any]) -> Encoded:
+    """Begin, then compute for ever (``record["spin"]``), or build as the server does."""
+    _begun(folder)
+    if record.get("spin"):
+        if multiprocessing.parent_process() is None:
+            raise RuntimeError("a spinning build run outside a child process")
+        while True:
+            pass
+    return build(kind, record)
+
+
 def hang_always(folder: str, kind: Kind, record: dict[str, Any]) -> Encoded:
     """Begin, then never answer, whatever the record (a real game's, from a server's archive)."""
     return hang(folder, kind, {**record, "hang": True})

@@ -1,6 +1,6 @@
 """Where replays are built (server/replay_builds.py): in a child process of its own, byte for byte as
-in a thread; identical requests merged into one process; a process killed mid-build, or over its
-time cap, answered 503 and the next request built anew; a build that raises answered 500; stopping
+in a thread; identical requests merged into one process; a process killed mid-build, over its CPU
+cap or its wall cap, answered 503 and the next request built anew; a build that raises answered 500; stopping
 kills the builds under way, in a bare builder and with the server; a game the build's process does
 not know is built in the server; ``replay_workers = 0`` builds in a thread."""
 
@@ -20,10 +20,11 @@ import httpx
 import pytest
 
 from conflictology import games
+from conflictology.server import replay_builds
 from conflictology.server.replay_builds import ProcessBuilds, ThreadBuilds, builds_for
 from conflictology.server.replay_cache import ReplayCache, build
 from conflictology.server.rooms import RoomError
-from replay_builders import begun, broken, hang, hang_always
+from replay_builders import begun, broken, hang, hang_always, spin
 from server_helpers import Player, make_table, play_randomly, register_toy, start, thread_server
 from test_replay import random_record
 
@@ -122,22 +123,45 @@ def test_a_process_killed_mid_build_is_answered_503_and_the_next_request_builds(
     asyncio.run(main())
 
 
-def test_a_build_over_its_time_cap_is_killed_and_answered_503(
+def test_a_build_over_its_cpu_cap_is_stopped_and_answered_503(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(replay_builds, "WALL_FACTOR", 10_000)  # only the CPU cap can stop it
+    record, _ = random_record("capitol", 3, 1)
+
+    async def main() -> None:
+        processes = ProcessBuilds(1, time_cap=0.5, function=partial(spin, str(tmp_path)))
+        try:
+            with pytest.raises(RoomError) as refused:
+                await processes.build("replay", {**record, "spin": True})
+            assert (refused.value.status, refused.value.code) == (503, "replay_unavailable")
+            assert "more than 0.5 s of CPU" in refused.value.message and "was stopped" in caplog.text
+            [pid] = begun(tmp_path)
+            await until(lambda: gone(pid), "the stopped build's end")
+            assert processes.running == []
+            assert await processes.build("replay", record) == build("replay", record)
+        finally:
+            await processes.stop()
+
+    asyncio.run(main())
+
+
+def test_a_build_that_waits_past_its_wall_cap_is_killed_and_answered_503(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     record, _ = random_record("capitol", 3, 1)
 
     async def main() -> None:
-        processes = ProcessBuilds(1, time_cap=0.5, function=partial(hang, str(tmp_path)))
+        # Waiting uses no CPU: the wall cap (WALL_FACTOR times the CPU cap) stops it.
+        processes = ProcessBuilds(1, time_cap=0.05, function=partial(hang, str(tmp_path)))
         try:
             with pytest.raises(RoomError) as refused:
                 await processes.build("replay", {**record, "hang": True})
             assert (refused.value.status, refused.value.code) == (503, "replay_unavailable")
-            assert "0.5 s" in refused.value.message and "is killed" in caplog.text
+            assert "more than 0.5 s" in refused.value.message and "is killed" in caplog.text
             assert processes.running == []
             for pid in begun(tmp_path):  # (a loaded machine may not have let it begin in 0.5 s)
                 await until(lambda pid=pid: gone(pid), "the killed build's end")  # type: ignore[misc]
-            assert await processes.build("replay", record) == build("replay", record)
         finally:
             await processes.stop()
 

@@ -75,7 +75,8 @@ class ServerConfig:
     # process at all, for a tiny host; but a long game's build (~0.7 s) then holds the interpreter and
     # every room's moves wait behind it (benchmarks/attacks.md, replay-flood).
     replay_workers: int = 1
-    # A build that has not answered in this many seconds is killed and answered 503 (processes only).
+    # A build that has used this many seconds of CPU (or waited ten times that) is stopped and
+    # answered 503 (processes only: a thread cannot be stopped).
     replay_time_cap: float = 30.0
     # Origins admitted besides the server's own and chrome-extension:// ones (--allow-origin).
     allow_origins: list[str] = field(default_factory=list)

@@ -10,14 +10,16 @@ build: nothing is held between builds, and a build's garbage never stays in a lo
 
 At most ``workers`` build at once (the others wait for one to end). A build is driven from a thread
 of its own: start the process, wait for it to be ready (``BOOT_SECONDS`` at most), send
-the record, wait for the bytes (``time_cap`` at most); the event loop only awaits. The record is
+the record, wait for the bytes; the event loop only awaits. The record is
 pickled in that thread (~1.5 ms for the longest game: ~180 KB of JSON, ~80 KB pickled), the answer
 (~1.6 MB of bytes) unpickled there in less; so the child is given the record, not the game's id to
 read it itself (it would need the database, and what is still waiting to be written to it).
 
-A build that has not answered within ``time_cap`` seconds of receiving its record is killed and
-answered 503 ``replay_unavailable`` (with Retry-After); so is one whose process died (a crash, the
-OOM killer), and the next request builds it again in a new process. A build that raises (a game's
+A build that has used ``time_cap`` seconds of CPU is stopped by the kernel (``RLIMIT_CPU``: on a
+loaded machine a niced build may take many times its CPU time in wall time, and must not fail for
+it), one that has not answered ``WALL_FACTOR`` times that after receiving its record is killed; each
+is answered 503 ``replay_unavailable`` (with Retry-After), and so is one whose process died (a
+crash, the OOM killer); the next request builds it again in a new process. A build that raises (a game's
 bug) is logged with its traceback and answered 500 ``replay_failed``. Stopping kills every build
 under way.
 
@@ -31,7 +33,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
+import resource
 import signal
 import threading
 import traceback
@@ -48,9 +52,14 @@ from conflictology.server.replay_cache import Encoded, Kind, build
 
 log = logging.getLogger("conflictology.server")
 
-# The longest game's replay builds in ~0.7 s (2 s on a loaded machine): thirty times that is a
-# build gone wrong, not a slow one.
+# The longest game's replay builds in ~0.7 s of CPU: thirty seconds is a build gone wrong, not a
+# slow one.
 TIME_CAP = 30.0
+
+# A build may take ``time_cap`` seconds of CPU, and this many times that of wall time (the CPU cap
+# stops a build that computes too long however loaded the machine; this one, one that waits on
+# nothing for ever).
+WALL_FACTOR = 10
 
 # A build's process that is not ready this long after it was started is killed (as long as a bot
 # worker's boot may take: the first also starts the fork server).
@@ -123,7 +132,7 @@ class ProcessBuilds:
         parent, child = context.Pipe()
         process = context.Process(
             target=replay_child,
-            args=(child, self.function, self.setup),
+            args=(child, self.function, self.setup, self.time_cap),
             name="conflictology-replay",
             daemon=True,
         )
@@ -165,21 +174,30 @@ class ProcessBuilds:
                 raise _unavailable(f"no process started in {BOOT_SECONDS:g} s")
             conn.recv()  # "ready"
             conn.send((kind, record))
-            if not conn.poll(self.time_cap):
+            if not conn.poll(self.time_cap * WALL_FACTOR):
                 log.warning(
                     "the %s of game %s took more than %.0f s to build: its process %s is killed",
                     kind,
                     game_id,
-                    self.time_cap,
+                    self.time_cap * WALL_FACTOR,
                     process.pid,
                 )
-                raise _unavailable(f"it took more than {self.time_cap:g} s")
+                raise _unavailable(f"it took more than {self.time_cap * WALL_FACTOR:g} s")
             reply: tuple[Any, ...] = conn.recv()
         except (EOFError, OSError):
             if self._stopped:
                 raise _unavailable("the server is stopping") from None
             with contextlib.suppress(Exception):
                 process.join(1.0)
+            if process.exitcode == -signal.SIGXCPU:
+                log.warning(
+                    "the %s of game %s took more than %.0f s of CPU to build: its process %s was stopped",
+                    kind,
+                    game_id,
+                    self.time_cap,
+                    process.pid,
+                )
+                raise _unavailable(f"it took more than {self.time_cap:g} s of CPU") from None
             log.error(
                 "the process building the %s of game %s died (exit code %s)", kind, game_id, process.exitcode
             )
@@ -215,8 +233,9 @@ def builds_for(
     return ThreadBuilds() if workers == 0 else ProcessBuilds(workers, time_cap, setup=setup)
 
 
-def replay_child(conn: Connection, function: BuildFunction, setup: list[str]) -> None:
-    """In a child process: build what the server sends, answer the bytes, end."""
+def replay_child(conn: Connection, function: BuildFunction, setup: list[str], cpu_seconds: float) -> None:
+    """In a child process: build what the server sends within ``cpu_seconds`` of CPU, answer the
+    bytes, end."""
     # Ctrl-C in a terminal reaches the whole process group: the server stops its builds itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
@@ -228,6 +247,12 @@ def replay_child(conn: Connection, function: BuildFunction, setup: list[str]) ->
         kind, record = conn.recv()
     except (EOFError, OSError):
         return  # the server gave the build up before sending it
+    # The kernel stops the build (SIGXCPU) once it has had its CPU seconds, however slowly a loaded
+    # machine gives them.
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    limit = math.ceil(used.ru_utime + used.ru_stime + cpu_seconds)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
     try:
         if record.get("game") not in games.names():
             reply = ("unknown",)
