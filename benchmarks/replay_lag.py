@@ -9,7 +9,8 @@ The longest game the rules let anyone play (six seats looping Police investigati
 ``select``, giving the interpreter up, and must take it back) and 0.5 ms of Python, roughly what one
 move of a room costs the loop. Figures per round: the build's wall time and the moves' latency
 (p50, p99, max) while it runs. ``thread`` is ``replay_workers = 0`` (the old way), ``process`` the
-default; the two alternate round by round, so a loaded moment falls on both alike: read the ratio.
+default, ``no build`` the same moves for 2 s with nothing built (the machine's own noise); they
+alternate round by round, so a loaded moment falls on all alike: read the ratios.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ LOOP = ("police_investigate", "pass", "let_keep")
 MOVE_EVERY = 0.010
 MOVE_PASSES = 10
 MOVE_WORK = 0.0005
+IDLE_SECONDS = 2.0
 
 
 def long_record() -> dict[str, Any]:
@@ -69,8 +71,9 @@ async def _move() -> None:
         pass
 
 
-async def one_round(builds: Builds, record: dict[str, Any]) -> tuple[float, list[float]]:
-    """Build the replay once while moves run; the build's seconds and the moves' latencies."""
+async def one_round(builds: Builds | None, record: dict[str, Any]) -> tuple[float, list[float]]:
+    """Build the replay once while moves run (None: no build, moves for IDLE_SECONDS); the build's
+    seconds and the moves' latencies."""
     done = asyncio.Event()
     latencies: list[float] = []
 
@@ -85,7 +88,10 @@ async def one_round(builds: Builds, record: dict[str, Any]) -> tuple[float, list
 
     mover = asyncio.ensure_future(moves())
     began = time.perf_counter()
-    await builds.build("replay", record)
+    if builds is None:
+        await asyncio.sleep(IDLE_SECONDS)
+    else:
+        await builds.build("replay", record)
     took = time.perf_counter() - began
     done.set()
     await mover
@@ -99,8 +105,10 @@ def _pct(values: list[float], q: float) -> float:
 
 async def main_async(rounds: int) -> None:
     record = long_record()
-    sides: dict[str, Builds] = {"thread": ThreadBuilds(), "process": ProcessBuilds(1)}
-    await sides["process"].build("replay", record)  # the fork server started: not in any round
+    print(f"load average at the start {os.getloadavg()[0]:.1f}", flush=True)
+    processes = ProcessBuilds(1)
+    sides: dict[str, Builds | None] = {"thread": ThreadBuilds(), "process": processes, "no build": None}
+    await processes.build("replay", record)  # the fork server started: not in any round
     rows: dict[str, list[tuple[float, float, float, float]]] = {k: [] for k in sides}
     try:
         for i in range(rounds):
@@ -109,18 +117,18 @@ async def main_async(rounds: int) -> None:
                 ms = [x * 1000 for x in lat]
                 rows[name].append((took, _pct(ms, 0.5), _pct(ms, 0.99), max(ms)))
                 print(
-                    f"round {i + 1} {name:7} build {took:.2f} s; moves p50 {_pct(ms, 0.5):.1f} "
+                    f"round {i + 1} {name:8} build {took:.2f} s; moves p50 {_pct(ms, 0.5):.1f} "
                     f"p99 {_pct(ms, 0.99):.1f} max {max(ms):.1f} ms ({len(ms)} moves)",
                     flush=True,
                 )
     finally:
-        await sides["process"].stop()
+        await processes.stop()
     print(
         f"\nmedians over {rounds} rounds (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):"
     )
     medians = {name: [statistics.median(r[k] for r in rows[name]) for k in range(4)] for name in sides}
     for name, (took, p50, p99, worst) in medians.items():
-        print(f"  {name:7} build {took:.2f} s; moves p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {worst:.1f} ms")
+        print(f"  {name:8} build {took:.2f} s; moves p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {worst:.1f} ms")
     t, p = medians["thread"], medians["process"]
     print(
         f"  thread / process: move p99 {t[2] / p[2]:.1f}×, max {t[3] / p[3]:.1f}×; build {t[0] / p[0]:.2f}×"
@@ -132,7 +140,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--rounds", type=int, default=5, help="rounds, each building in a thread and a process"
+        "--rounds", type=int, default=5, help="rounds, each building in a thread, in a process and not at all"
     )
     args = parser.parse_args()
     asyncio.run(main_async(args.rounds))

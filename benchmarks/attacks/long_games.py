@@ -134,7 +134,7 @@ def _children_rss_mb(pid: int) -> float:
 
 async def attack_replay_flood(ctx: Ctx) -> Row:
     loopers, game_id, took = await _loop_game(
-        ctx, 6, {"stalemate_turns": 200}, ("police_investigate", "pass", "let_keep"), 200
+        ctx, 6, {"stalemate_turns": 200}, ("police_investigate", "pass", "let_keep"), 400
     )
     moves = sum(p.sent for p in loopers)
     if game_id is None:

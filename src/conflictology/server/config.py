@@ -70,10 +70,10 @@ class ServerConfig:
     # a thread of the server).
     bot_worker_setup: list[str] = field(default_factory=list)
     # Finished games' replays (and JSON exports) are built in child processes, this many at once: each
-    # a fork of the bot workers' fork server that ends with its build (~25 MB more RSS while a long
-    # game builds, nothing between builds; docs/scaling.md). 0: in a thread of the server process, no
-    # process at all, for a tiny host; but a long game's build (~0.7 s) then holds the interpreter and
-    # every room's moves wait behind it (benchmarks/attacks.md, replay-flood).
+    # a fork of the bot workers' fork server that ends with its build (up to ~50 MB RSS, ~30 MB of it
+    # its own, while the longest game builds; nothing between builds: docs/deploy.md). 0: in a thread
+    # of the server process, no process at all, for a tiny host; but a long game's build (~0.7 s) then
+    # holds the interpreter and every room's moves wait behind it (benchmarks/attacks.md).
     replay_workers: int = 1
     # A build that has used this many seconds of CPU (or waited ten times that) is stopped and
     # answered 503 (processes only: a thread cannot be stopped).

@@ -52,6 +52,8 @@ class GameRoutes:
         # The recent public games, read again at most every few seconds (reading them decodes
         # archived records).
         self._recent: tuple[tuple[int, int], list[dict[str, Any]]] | None = None
+        # Who may read each of the latest finished games asked for (not their records: a long game's
+        # decoded record is ~1 MB, and a kept answer needs none).
         self._access: OrderedDict[str, Access] = OrderedDict()
         # Finished games' answers (the game, its replay and text record): built off the event loop,
         # once however many ask at once, kept as bytes within a byte budget.
