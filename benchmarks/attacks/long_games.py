@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import time
 from typing import Any
 
@@ -113,11 +114,12 @@ def _descendants(pid: int) -> list[int]:
     todo = [pid]
     while todo:
         parent = todo.pop()
-        try:
-            with open(f"/proc/{parent}/task/{parent}/children") as f:
-                children = [int(c) for c in f.read().split()]
-        except OSError:
-            continue
+        children: list[int] = []
+        # Each thread's own children (the fork server is started from a thread of the server).
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{parent}/task"):
+                with contextlib.suppress(OSError), open(f"/proc/{parent}/task/{task}/children") as f:
+                    children += [int(c) for c in f.read().split()]
         found += children
         todo += children
     return found
