@@ -90,7 +90,7 @@ ATTACKS = [
     Attack("endless-game", attack_endless_game, "two seats looping Reporter claims (the stalemate rule)",
            lambda a: _d(a, 60) + 60),
     Attack("replay-flood", attack_replay_flood, "a long game's replay asked 5× at once, then at 2/s",
-           lambda a: 200 + _d(a, 15) + 60),
+           lambda a: 400 + _d(a, 15) + 60),
 ]  # fmt: skip
 
 

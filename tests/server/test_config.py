@@ -85,3 +85,11 @@ def test_check_masks_passwords_and_says_what_does_not_answer(tmp_path: Path) -> 
     assert settings["proxy_headers"] == "True"
     assert "database: answers" in output and "redis: does not answer" in output
     assert status == 1
+
+
+def test_replays_are_built_in_one_process_unless_told_otherwise(tmp_path: Path) -> None:
+    assert check(tmp_path)[1]["replay_workers"] == "1"
+    assert check(tmp_path, "--replay-workers", "0")[1]["replay_workers"] == "0"
+    assert check(tmp_path, CONFLICTOLOGY_REPLAY_WORKERS="2")[1]["replay_workers"] == "2"
+    status, _, output = check(tmp_path, "--replay-workers", "-1")
+    assert status == 2 and "replay-workers" in output

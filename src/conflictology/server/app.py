@@ -96,11 +96,12 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         bot_fallbacks=hub.bot_pool.fallbacks,
     )
     transport = SocketTransport(config, hub, metrics)
+    games = GameRoutes(config, hub)
     routes = _api_routes(
         HealthRoutes(config, hub, metrics),
         RoomRoutes(config, hub),
         StandingRoutes(config, hub),
-        GameRoutes(hub),
+        games,
         transport,
     )
     routes += page_routes(config.web_dir)
@@ -117,6 +118,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
             yield
         finally:
             lag.cancel()
+            await games.stop()  # the replay builds under way: no process outlives the server
             await hub.stop()
             store.close()
 
@@ -128,5 +130,6 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.state.hub = hub
     app.state.config = config
     app.state.connections = connections
+    app.state.replays = games.replays
     app.add_middleware(GuardMiddleware, config=config, metrics=metrics, backend=hub.backend)
     return app

@@ -40,14 +40,20 @@ _cached_context: WorkerContext | None = None
 
 
 def worker_context() -> WorkerContext:
-    """The multiprocessing context of the workers: a fork server that imported the bots, every game
-    and the main module once (each worker is a fork of it), or ``spawn`` where there is none."""
+    """The multiprocessing context of the workers (and of the replay builds): a fork server that
+    imported the bots, every game, the replay builder and the main module once (each worker is a fork
+    of it), or ``spawn`` where there is none."""
     global _cached_context
     if _cached_context is None:
         context: WorkerContext
         if "forkserver" in multiprocessing.get_all_start_methods():
             context = multiprocessing.get_context("forkserver")
-            preload = [__name__, *(games.module_name(name) for name in games.names())]
+            # The fork server serves the replay builds too (server/replay_builds.py).
+            preload = [
+                __name__,
+                "conflictology.server.replay_builds",
+                *(games.module_name(name) for name in games.names()),
+            ]
             # Each worker runs the server's main module again (multiprocessing's rule: it must keep
             # its work under ``if __name__ == "__main__":``); imported once here, it costs a worker
             # only its own lines (``python -m conflictology.cli``, ``conflictology serve``).
@@ -61,17 +67,23 @@ def worker_context() -> WorkerContext:
     return _cached_context
 
 
+def run_setup(setup: list[str]) -> None:
+    """Call (import) each ``module:function`` (``module``) of ``ServerConfig.bot_worker_setup``: what
+    the server registered at run time, registered in this child too."""
+    for hook in setup:
+        module, _, function = hook.partition(":")
+        loaded = importlib.import_module(module)
+        if function:
+            getattr(loaded, function)()
+
+
 def worker_main(conn: Connection, setup: list[str]) -> None:
     """A worker: decide each job received, until the server closes the pipe."""
     # Ctrl-C in a terminal reaches the whole process group: the server stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
-    for hook in setup:
-        module, _, function = hook.partition(":")
-        loaded = importlib.import_module(module)
-        if function:
-            getattr(loaded, function)()
+    run_setup(setup)
     for name in games.names():  # imported now, not on the first decision's clock
         with contextlib.suppress(Exception):
             games.get(name)

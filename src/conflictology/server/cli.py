@@ -227,6 +227,15 @@ def register(app: typer.Typer) -> None:
                 min=0.0,
             ),
         ] = 1.0,
+        replay_workers: Annotated[
+            int,
+            option(
+                "--replay-workers",
+                "child processes finished games' replays are built in, at once (0: in a thread of the "
+                "server: no process, but other rooms wait while a long game's replay builds)",
+                min=0,
+            ),
+        ] = 1,
         allow_origin: Annotated[
             list[str] | None,
             option("--allow-origin", "another browser origin to admit (repeatable or comma-separated)"),
@@ -333,6 +342,7 @@ def register(app: typer.Typer) -> None:
             bot_workers=bot_workers,
             bot_time_cap=bot_time_cap,
             bot_queue_wait=bot_queue_wait,
+            replay_workers=replay_workers,
             allow_origins=origins,
             grace_seconds=grace,
             standing_idle_seconds=standing_days * 86400,

@@ -64,9 +64,20 @@ class ServerConfig:
     # A search that has found no free worker this long after the bot's turn began is played by the
     # default level (a heuristic) instead.
     bot_queue_wait: float = 1.0
-    # "module:function" (or "module") each bot worker calls (imports) when it starts: bots or games
-    # registered at run time in the server process must be registered in the workers too.
+    # "module:function" (or "module") each bot worker (and each replay build's process) calls
+    # (imports) when it starts: bots or games registered at run time in the server process must be
+    # registered in the workers too (a replay of a game a build's process does not know is built in
+    # a thread of the server).
     bot_worker_setup: list[str] = field(default_factory=list)
+    # Finished games' replays (and JSON exports) are built in child processes, this many at once: each
+    # a fork of the bot workers' fork server that ends with its build (up to ~50 MB RSS, ~30 MB of it
+    # its own, while the longest game builds; nothing between builds: docs/deploy.md). 0: in a thread
+    # of the server process, no process at all, for a tiny host; but a long game's build (~0.7 s) then
+    # holds the interpreter and every room's moves wait behind it (benchmarks/attacks.md).
+    replay_workers: int = 1
+    # A build that has used this many seconds of CPU (or waited ten times that) is stopped and
+    # answered 503 (processes only: a thread cannot be stopped).
+    replay_time_cap: float = 30.0
     # Origins admitted besides the server's own and chrome-extension:// ones (--allow-origin).
     allow_origins: list[str] = field(default_factory=list)
     # A disconnected player keeps the seat; after this many seconds a bot plays it until they return.

@@ -1,8 +1,10 @@
 """Games over HTTP: the latest public ones, one game (live public view, or everything once over),
 and a finished game's step-by-step replay and text record.
 
-A finished game's archive is read once and kept (the latest few, decoded); a private room's finished
-game is for its players only.
+A finished game's answers are built off the event loop, once, and kept as bytes (replay_cache.py,
+replay_builds.py); who may read each game is kept (a few hashes a game), not its whole record, which
+is read again only when an answer must be built. A private room's finished game is for its players
+only.
 """
 
 from __future__ import annotations
@@ -10,107 +12,121 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from conflictology import games
+from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Hub
-from conflictology.server.replay_cache import Encoded, ReplayCache
+from conflictology.server.replay_builds import builds_for
+from conflictology.server.replay_cache import Encoded, Kind, Loader, ReplayCache
 from conflictology.server.rooms import RoomError, RoomStatus
 from conflictology.server.routes.common import bearer_token, game_id
 from conflictology.server.security import hash_token, same_hash
 
 RECENT_SECONDS = 5
-REPLAYS_CACHED = 64
+# Finished games whose readers are known (a few hundred bytes each): the replay viewer asks for the
+# replay, the record and the text of the same game, and asking again costs only a database read.
+ACCESS_KEPT = 4096
 
-# What a finished game's answer copies from its archived record.
-_RECORD_FIELDS = (
-    "id",
-    "room",
-    "game",
-    "options",
-    "players",
-    "started",
-    "finished",
-    "winners",
-    "log",
-    "actions",
-)
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """Who may read a finished game: anyone (a public room's), or the holders of these token hashes."""
+
+    public: bool
+    keys: tuple[str, ...]
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> Access:
+        return cls(bool(record.get("public", False)), tuple(record.get("keys") or ()))
 
 
 class GameRoutes:
     """``/api/games`` and ``/api/games/{game_id}`` (``/replay``, ``/record.txt``)."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, config: ServerConfig, hub: Hub) -> None:
         self.hub = hub
         # The recent public games, read again at most every few seconds (reading them decodes
         # archived records).
         self._recent: tuple[tuple[int, int], list[dict[str, Any]]] | None = None
-        # Finished games' replays as sent (building one reads the archive and computes every view).
-        self._replays: OrderedDict[str, bytes] = OrderedDict()
-        # Their archived records (who may read them), likewise.
-        self._records: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        # Their step-by-step replays and text records: built off the event loop, once however many ask
-        # at once, kept as bytes within a byte budget (replay_cache.py).
-        self.replays = ReplayCache()
+        # Who may read each of the latest finished games asked for (not their records: a long game's
+        # decoded record is ~1 MB, and a kept answer needs none).
+        self._access: OrderedDict[str, Access] = OrderedDict()
+        # Finished games' answers (the game, its replay and text record): built off the event loop,
+        # once however many ask at once, kept as bytes within a byte budget.
+        builds = builds_for(config.replay_workers, config.replay_time_cap, config.bot_worker_setup)
+        self.replays = ReplayCache(builds)
 
-    async def _archived(self, game_id: str) -> dict[str, Any] | None:
-        """A finished game's archived record (the latest ones kept decoded: a replay viewer asks
-        for the record, the replay and the text of the same game)."""
-        record = self._records.get(game_id)
-        if record is not None:
-            self._records.move_to_end(game_id)
-            return record
+    async def stop(self) -> None:
+        """The server stops: so do the builds under way."""
+        await self.replays.stop()
+
+    async def _record(self, game_id: str) -> dict[str, Any] | None:
+        """A finished game's archived record (read and decoded in a thread)."""
         await self.hub.persist()
-        record = await asyncio.to_thread(self.hub.store.get_game, game_id)
-        if record is not None:
-            self._records[game_id] = record
-            if len(self._records) > REPLAYS_CACHED:
-                self._records.popitem(last=False)
+        record: dict[str, Any] | None = await asyncio.to_thread(self.hub.store.get_game, game_id)
         return record
 
-    def _may_replay(self, request: Request, record: dict[str, Any]) -> None:
+    async def _archived(self, game_id: str) -> tuple[Access, Loader] | None:
+        """Who may read the finished game ``game_id``, and how its record is read (None: no such
+        finished game). A record just read for its readers is handed to the build as it is."""
+        access = self._access.get(game_id)
+        if access is not None:
+            self._access.move_to_end(game_id)
+
+            async def again() -> dict[str, Any]:
+                record = await self._record(game_id)
+                if record is None:  # the archive never forgets a game: a database swapped under us
+                    raise RoomError(404, "no_game", f"no game {game_id}")
+                return record
+
+            return access, again
+        record = await self._record(game_id)
+        if record is None:
+            return None
+        access = Access.of(record)
+        self._access[game_id] = access
+        if len(self._access) > ACCESS_KEPT:
+            self._access.popitem(last=False)
+
+        async def read() -> dict[str, Any]:
+            return record
+
+        return access, read
+
+    def _may_replay(self, request: Request, access: Access) -> None:
         """A private room's finished game is for its players only: the token of one of its seats
         (``Authorization: Bearer``). Public rooms' games are anyone's; a game archived before the
         players' keys were kept stays reachable by its id alone, as it was."""
-        keys = record.get("keys")
-        if record.get("public", False) or not keys:
+        if access.public or not access.keys:
             return
         token = bearer_token(request)
         if not token:
             message = "a private room's game is replayed for its players only (Authorization: Bearer …)"
             raise RoomError(401, "no_token", message)
         mine = hash_token(token)
-        if not any(same_hash(mine, k) for k in keys):
+        if not any(same_hash(mine, k) for k in access.keys):
             raise RoomError(403, "private_game", "a private room's game is replayed for its players only")
+
+    async def _finished(self, request: Request, wanted: str, kind: Kind) -> Encoded | None:
+        """The ``kind`` answer of the finished game ``wanted`` if the asker may read it (None: no
+        such finished game)."""
+        archived = await self._archived(wanted)
+        if archived is None:
+            return None
+        access, load = archived
+        self._may_replay(request, access)
+        return await self.replays.get(wanted, load, kind)
 
     async def get_game(self, request: Request) -> Response:
         """A replay: public events while the game goes on; everything once it is over."""
         wanted = game_id(request)
-        record = await self._archived(wanted)
-        if record is not None:
-            self._may_replay(request, record)
-            cached = self._replays.get(wanted)
-            if cached is not None:  # a finished game's replay never changes
-                self._replays.move_to_end(wanted)
-                return Response(cached, media_type="application/json")
-            game = games.get(record["game"])
-            final = game.from_json(record["final"])
-            response = JSONResponse(
-                {
-                    **{k: record[k] for k in _RECORD_FIELDS},
-                    "status": "over",
-                    "initial": record["initial"],
-                    "final": record["final"],
-                    "final_views": [final.view(i) for i in range(len(record["players"]))],
-                }
-            )
-            self._replays[wanted] = bytes(response.body)
-            if len(self._replays) > REPLAYS_CACHED:
-                self._replays.popitem(last=False)
-            return response
+        finished = await self._finished(request, wanted, "game")
+        if finished is not None:  # a finished game's answer never changes
+            return Response(finished.json, media_type="application/json")
         found = await self.hub.backend.find_game(wanted)
         room = await self.hub.room(found.code) if found is not None else None
         if room is not None and room.game_id == wanted and room.state is not None:
@@ -134,15 +150,14 @@ class GameRoutes:
     async def _finished_replay(self, request: Request) -> Encoded:
         """The step-by-step replay of a finished game the asker may read (``replay.build``), encoded."""
         wanted = game_id(request)
-        record = await self._archived(wanted)
-        if record is None:
+        finished = await self._finished(request, wanted, "replay")
+        if finished is None:
             found = await self.hub.backend.find_game(wanted)
             if found is not None and found.game_id == wanted:
                 # A game still being played (or not archived yet) shows nothing face up.
                 raise RoomError(409, "not_over", "a game is replayed once it is over")
             raise RoomError(404, "no_game", f"no game {wanted}")
-        self._may_replay(request, record)
-        return await self.replays.get(wanted, record)
+        return finished
 
     async def get_replay(self, request: Request) -> Response:
         """A finished game step by step, every card face up (the replay viewer's data)."""
