@@ -66,7 +66,9 @@ def test_capitol_full_game_two_people_and_a_bot(
     ana.click("[data-k=add-bot]")
     expect(ana.locator(".seats .seat")).to_have_count(3)
     expect(ben.locator(".seats .seat")).to_have_count(3)
-    expect(ben.locator(".seats .tag.bot")).to_contain_text("random")
+    # The bot is named by its number and level in the reader's words, its tag says it is a bot.
+    expect(ben.locator(".seats .seat").nth(2)).to_contain_text("Bot 1 · random")
+    expect(ben.locator(".seats .seat").nth(2).locator(".tag.bot")).to_have_text("bot")
     shot(ana, "lobby", tmp_path)
     ana.click("[data-k=start]")
 
