@@ -325,8 +325,7 @@ def test_the_banner_says_why_you_lose_an_influence(page: Page, server: WebServer
     s = capitol_with([["hacker", "mafia"], ["banker", "reporter"], ["police", "reporter"]], money=3)
     act(s, 0, type="hacker", target=1)
     for seat in (1, 2):
-        act(s, seat, type="pass")
-    act(s, 1, type="pass")  # no Judge block
+        act(s, seat, type="pass")  # Ben's one prompt (ruling 6a): no challenge and no Judge block
     hacked = render(page, "/js/capitol.js", "banner", s, 1, banner)
     assert hacked.startswith("You lose an influence: Ana hacked you."), hacked
 
