@@ -275,18 +275,19 @@ class Scheduler:
                     await self._change(code, lambda r: bot_act(r, fallback))
 
     async def _grace(self, code: str, seat_id: str, deadline: float) -> None:
+        def still_away(r: Room) -> int:
+            """The dropped seat's index, while its game goes on without it and no bot stands in yet."""
+            i = r.seat_index(seat_id)
+            if i is None or r.status is not RoomStatus.PLAYING or r.seats[i].afk or i in self._connected(r):
+                raise RoomError(409, "no_change", "the player is back")
+            return i
+
         def dropped(r: Room) -> None:
             # Every page marks the seat at once with the countdown (the socket's close already said
             # it is offline; this says when a bot stands in).
-            i = r.seat_index(seat_id)
-            if (
-                i is None
-                or r.status is not RoomStatus.PLAYING
-                or r.seats[i].afk
-                or r.seats[i].away_until == deadline
-                or i in self._connected(r)
-            ):
-                raise RoomError(409, "no_change", "the player is back")
+            i = still_away(r)
+            if r.seats[i].away_until == deadline:
+                raise RoomError(409, "no_change", "already marked")
             r.seats[i].away_until = deadline
 
         with contextlib.suppress(RoomError):
@@ -295,14 +296,7 @@ class Scheduler:
             await self.clock.sleep(left)
 
         def away(r: Room) -> None:
-            i = r.seat_index(seat_id)
-            if (
-                i is None
-                or r.status is not RoomStatus.PLAYING
-                or r.seats[i].afk
-                or i in self._connected(r)
-            ):
-                raise RoomError(409, "no_change", "the player is back")
+            i = still_away(r)
             r.seats[i].afk = True
             r.seats[i].away_until = None
 
