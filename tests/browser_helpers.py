@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -36,6 +36,17 @@ CHROMIUM_ARGS = [
 # Screenshots go to a temporary folder unless SCREENSHOT_DIR says where (docs/screenshots/ to refresh
 # the README's pictures).
 SCREENSHOT_DIR = os.environ.get("SCREENSHOT_DIR")
+
+
+@contextlib.contextmanager
+def patient_expectations(timeout_ms: int = 20_000) -> Iterator[None]:
+    """A loaded machine (2 cores, several browsers) draws a page in seconds: every ``expect`` inside
+    waits ``timeout_ms`` for what it checks, instead of Playwright's 5 s."""
+    expect.set_options(timeout=timeout_ms)
+    try:
+        yield
+    finally:
+        expect.set_options(timeout=5_000)
 
 
 def launch_args(base: dict[str, Any]) -> dict[str, Any]:

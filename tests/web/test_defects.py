@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
-from browser_helpers import WebServer, open_seat, run_server
+from browser_helpers import WebServer, open_seat, patient_expectations, run_server
 from server_helpers import Player, Server, auth, make_table, play_randomly, start
 
 pytestmark = pytest.mark.browser
@@ -44,11 +44,8 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
 
 @pytest.fixture(autouse=True, scope="module")
 def patient() -> Iterator[None]:
-    # A loaded machine (2 cores, several browsers) draws a page in seconds: each check waits longer
-    # than Playwright's 5 s, for what it checks.
-    expect.set_options(timeout=20_000)
-    yield
-    expect.set_options(timeout=5_000)
+    with patient_expectations():
+        yield
 
 
 @pytest.fixture(scope="module")

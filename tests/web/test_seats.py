@@ -11,7 +11,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from browser_helpers import WebServer, api_room, api_start, create_room, join_by_link, open_seat, run_server
+from browser_helpers import (
+    WebServer,
+    api_room,
+    api_start,
+    create_room,
+    join_by_link,
+    open_seat,
+    patient_expectations,
+    run_server,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -28,11 +37,8 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
 
 @pytest.fixture(autouse=True, scope="module")
 def patient() -> Iterator[None]:
-    # A loaded machine (2 cores, several browsers) draws a page in seconds: each check waits longer
-    # than Playwright's 5 s, for what it checks.
-    expect.set_options(timeout=20_000)
-    yield
-    expect.set_options(timeout=5_000)
+    with patient_expectations():
+        yield
 
 
 @pytest.fixture(scope="module")
