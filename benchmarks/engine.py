@@ -8,7 +8,8 @@ Python's ``random.choice``, apply it; count decisions (an engine's games differ 
 ``coupml`` (a Python Coup engine, 2–6 players: its 15 cards cannot deal ten, so Capitol's ten-seat
 big table is compared with coupml at six, its own largest table) and OpenSpiel's Python-implemented
 ``python_liars_poker`` (2 players; chance nodes are sampled and not counted as decisions). Each cell
-is the median of ``--runs`` timed runs of ``--seconds`` each.
+is the median of ``--runs`` timed runs of ``--seconds`` each; ``--cpu`` times them in CPU seconds of this
+process (``time.process_time``), which leaves out the time a busy machine keeps it waiting for a core.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from conflictology.engine import GameState
 
 # One timed run: plays whole games until the time is up; returns (decisions, games, seconds).
 Runner = Callable[[float, int], tuple[int, int, float]]
+# What a run is timed with: wall-clock seconds, or this process's CPU seconds (--cpu).
+Clock = Callable[[], float]
 
 
 @dataclass
@@ -54,7 +57,7 @@ def play_random(state: GameState, chooser: random.Random) -> int:
     return decisions
 
 
-def ours(game_name: str, players: int, from_clone: bool = False) -> Runner:
+def ours(game_name: str, players: int, from_clone: bool = False, clock: Clock = time.perf_counter) -> Runner:
     """Fresh deals; or, with ``from_clone``, the search-bot loop: one clone of a fixed root per playout
     (ISMCTS pays this once per iteration)."""
     game = games.get(game_name)
@@ -63,7 +66,7 @@ def ours(game_name: str, players: int, from_clone: bool = False) -> Runner:
         chooser = random.Random(seed)
         root = game.new_game(players=players, seed=seed)
         decisions = played = 0
-        start = time.perf_counter()
+        start = clock()
         deadline = start + seconds
         while True:
             if from_clone:
@@ -72,7 +75,7 @@ def ours(game_name: str, players: int, from_clone: bool = False) -> Runner:
                 state = game.new_game(players=players, seed=chooser.getrandbits(64))
             decisions += play_random(state, chooser)
             played += 1
-            now = time.perf_counter()
+            now = clock()
             if now >= deadline:
                 return decisions, played, now - start
 
@@ -83,7 +86,7 @@ def ours(game_name: str, players: int, from_clone: bool = False) -> Runner:
 COUPML_MAX_PLAYERS = 6
 
 
-def coupml(players: int) -> Runner | None:
+def coupml(players: int, clock: Clock = time.perf_counter) -> Runner | None:
     try:
         import numpy as np
         from coupml import Coup
@@ -93,7 +96,7 @@ def coupml(players: int) -> Runner | None:
     def run(seconds: float, seed: int) -> tuple[int, int, float]:
         chooser = random.Random(seed)
         decisions = played = 0
-        start = time.perf_counter()
+        start = clock()
         deadline = start + seconds
         while True:
             coup = Coup(players, np.random.RandomState(chooser.getrandbits(32)))
@@ -102,14 +105,14 @@ def coupml(players: int) -> Runner | None:
                 coup.play_action(chooser.choice(coup.get_legal_actions()))
                 decisions += 1
             played += 1
-            now = time.perf_counter()
+            now = clock()
             if now >= deadline:
                 return decisions, played, now - start
 
     return run
 
 
-def liars_poker() -> Runner | None:
+def liars_poker(clock: Clock = time.perf_counter) -> Runner | None:
     try:
         import pyspiel
         from open_spiel.python.games import liars_poker as _registers_game  # noqa: F401
@@ -120,7 +123,7 @@ def liars_poker() -> Runner | None:
     def run(seconds: float, seed: int) -> tuple[int, int, float]:
         chooser = random.Random(seed)
         decisions = played = 0
-        start = time.perf_counter()
+        start = clock()
         deadline = start + seconds
         while True:
             state = game.new_initial_state()
@@ -132,7 +135,7 @@ def liars_poker() -> Runner | None:
                     state.apply_action(chooser.choice(state.legal_actions()))
                     decisions += 1
             played += 1
-            now = time.perf_counter()
+            now = clock()
             if now >= deadline:
                 return decisions, played, now - start
 
@@ -166,8 +169,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="timed runs per cell (the median is shown)")
     parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5, 6, 10], help="Capitol tables")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--cpu", action="store_true", help="time runs in this process's CPU seconds")
     args = parser.parse_args()
     console = Console(stderr=True)
+    clock: Clock = time.process_time if args.cpu else time.perf_counter
     rows: list[Row] = []
     missing: list[str] = []
 
@@ -185,24 +190,25 @@ def main() -> None:
     for n in args.players:
         peer = min(n, COUPML_MAX_PLAYERS)  # past six, the peer is coupml's own largest table
         group([
-            ("conflictology", "capitol", n, ours("capitol", n), f"coupml/{peer}"),
-            ("conflictology+clone", "capitol", n, ours("capitol", n, from_clone=True), f"coupml/{peer}"),
-            *([("coupml", "coup", n, coupml(n), None)] if n <= COUPML_MAX_PLAYERS else []),
+            ("conflictology", "capitol", n, ours("capitol", n, clock=clock), f"coupml/{peer}"),
+            ("conflictology+clone", "capitol", n, ours("capitol", n, True, clock), f"coupml/{peer}"),
+            *([("coupml", "coup", n, coupml(n, clock), None)] if n <= COUPML_MAX_PLAYERS else []),
         ])
     group([
-        ("conflictology", "conspiranoicos", 2, ours("conspiranoicos", 2), "open_spiel/2"),
+        ("conflictology", "conspiranoicos", 2, ours("conspiranoicos", 2, clock=clock), "open_spiel/2"),
         (
             "conflictology+clone", "conspiranoicos", 2,
-            ours("conspiranoicos", 2, from_clone=True), "open_spiel/2",
+            ours("conspiranoicos", 2, True, clock), "open_spiel/2",
         ),
-        ("open_spiel", "python_liars_poker", 2, liars_poker(), None),
+        ("open_spiel", "python_liars_poker", 2, liars_poker(clock), None),
     ])
 
     by_key = {f"{r.engine}/{r.players}": r for r in rows}
     if args.json:
         print(json.dumps([r.__dict__ for r in rows], indent=2))
         return
-    table = Table(title=f"Random playouts (median of {args.runs} runs × {args.seconds:g} s)")
+    seconds = "CPU s" if args.cpu else "s"
+    table = Table(title=f"Random playouts (median of {args.runs} runs × {args.seconds:g} {seconds})")
     for col in ("engine", "game", "players", "decisions/s", "games/s", "decisions/game", "vs peer"):
         table.add_column(col, justify="left" if col in ("engine", "game") else "right")
     for r in rows:

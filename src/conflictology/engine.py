@@ -15,8 +15,10 @@ Two extensions beyond the contract serve bot writers:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import struct
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, MutableSequence, Sequence
 from typing import Any, ClassVar, TypeVar
@@ -29,6 +31,10 @@ View = dict[str, Any]
 T = TypeVar("T")
 
 _MASK64 = (1 << 64) - 1
+# SplitMix64's increment and its finalizer's two multipliers.
+_GAMMA = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
 
 
 class IllegalAction(ValueError):
@@ -52,9 +58,9 @@ class Rng:
         return int.from_bytes(os.urandom(8), "little")
 
     def next64(self) -> int:
-        self.state = z = (self.state + 0x9E3779B97F4A7C15) & _MASK64
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        self.state = z = (self.state + _GAMMA) & _MASK64
+        z = ((z ^ (z >> 30)) * _MIX1) & _MASK64
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK64
         return z ^ (z >> 31)
 
     def randrange(self, n: int) -> int:
@@ -70,12 +76,49 @@ class Rng:
         return items[self.randrange(len(items))]
 
     def shuffle(self, items: MutableSequence[Any]) -> None:
-        for i in range(len(items) - 1, 0, -1):
-            j = self.randrange(i + 1)
+        """Fisher-Yates: for each i from the end down to 1, swap item i with item ``randrange(i + 1)``,
+        the draws ``next64`` would make one after another (tests/engine/test_rng.py checks it).
+
+        A game shuffles its deck whenever a card goes back, and in pure Python each draw's dozen
+        64-bit operations cost more than the swap: the draws are made all at once instead, each in
+        its own 128-bit lane of one big integer (``_lanes``). A lane's value stays below 2**64 before
+        each product and its product below 2**128, so no lane spills into the next; a mask clears
+        what a right shift brings down from the lane above. ``to_bytes`` and a ``struct`` then read
+        the lanes out in two C calls.
+        """
+        count = len(items) - 1
+        if type(self).randrange is not Rng.randrange:
+            # A generator that answers randrange its own way (openspiel's scripted chance) is asked
+            # draw by draw.
+            for i in range(count, 0, -1):
+                j = self.randrange(i + 1)
+                items[i], items[j] = items[j], items[i]
+            return
+        if count <= 0:
+            return
+        ones, steps, mask, lanes = _lanes(count)
+        # Lane m holds the state after m + 1 draws: every lane is the current state plus its steps.
+        x = (self.state * ones + steps) & mask
+        z = ((x ^ (x >> 30)) & mask) * _MIX1 & mask
+        z = ((z ^ (z >> 27)) & mask) * _MIX2 & mask
+        z = (z ^ (z >> 31)) & mask
+        draws = lanes.unpack(z.to_bytes(16 * count, "little"))
+        for i, draw in zip(range(count, 0, -1), draws, strict=True):
+            j = draw % (i + 1)
             items[i], items[j] = items[j], items[i]
+        self.state = (self.state + _GAMMA * count) & _MASK64
 
     def copy(self) -> Rng:
         return Rng(self.state)
+
+
+@functools.lru_cache(maxsize=64)  # one entry per deck size shuffled: a handful
+def _lanes(count: int) -> tuple[int, int, int, struct.Struct]:
+    """For ``count`` draws at once (``Rng.shuffle``): a 1 in each 128-bit lane, lane m's increment
+    (m + 1 steps of SplitMix64), a 64-bit mask in each lane, and the reader of the lanes' low halves."""
+    ones = sum(1 << (128 * m) for m in range(count))
+    steps = sum((_GAMMA * (m + 1)) << (128 * m) for m in range(count))
+    return ones, steps, ones * _MASK64, struct.Struct("<" + "Q8x" * count)
 
 
 def action_key(action: Mapping[str, Any]) -> str:
@@ -276,6 +319,21 @@ class Game(ABC):
         such an option gives (the command line and the library may load their own files); a server
         must refuse everything but the names listed here, so a remote player never makes it read one
         of its files. None by default: a game without file options."""
+        return {}
+
+    def recap(
+        self,
+        initial: GameState,
+        actions: Iterable[tuple[int, Action]],
+        chance: Callable[[Any], list[float]] | None = None,
+    ) -> dict[str, Any]:
+        """The story of a finished game for its recap cards, read from its deal (``initial``, played
+        through ``actions``, (seat, action) pairs, to the end: it is changed): the hands revealed,
+        the decisive moment and the game's own figures. ``chance`` judges each seat's chance of
+        winning a position where the game needs one (a bot's value). Only ever asked of a finished
+        game. None by default: ``{}``."""
+        for seat, action in actions:
+            initial.apply(seat, action)
         return {}
 
     def figures(self, state: GameState) -> list[dict[str, int]]:

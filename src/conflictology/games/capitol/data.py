@@ -6,6 +6,7 @@ marks each ruling) written down once, so the rules module reads from tables inst
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Final
@@ -86,7 +87,8 @@ def deck_in(options: dict[str, object]) -> tuple[str, ...]:
     return deck_of(copies) if roles == ROLES else tuple(r for r in roles for _ in range(copies))
 
 
-def absent_actions(roles: Sequence[str]) -> frozenset[str]:
+@functools.cache  # every new game asks, for one of a handful of role sets
+def absent_actions(roles: tuple[str, ...]) -> frozenset[str]:
     """The turn actions left out when only ``roles`` are in play: those claiming a role out of play
     (an action whose role is in no hand does not exist in the variant, as a role's card is absent)."""
     return frozenset(kind for kind, role in CLAIM.items() if role not in roles)
@@ -149,6 +151,15 @@ def block_roles(action: str, steal_blockers: Sequence[str], roles: Sequence[str]
     Foreign Aid cannot be blocked where no Banker is dealt."""
     out = tuple(steal_blockers) if action == "mafia" else BLOCK_ROLES.get(action, ())
     return out if len(roles) == len(ROLES) else tuple(r for r in out if r in roles)
+
+
+@functools.cache  # a handful of option sets; a state keeps its table's (``fields.opt_blocks``)
+def blocks_by_action(steal_blockers: tuple[str, ...], roles: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """``block_roles`` of every turn action that can be blocked at a table with these options."""
+    out = {kind: block_roles(kind, steal_blockers, roles) for kind in TURN_ACTIONS}
+    return {kind: blockers for kind, blockers in out.items() if blockers}
+
+
 # Every role that can ever appear in a `block` (for the action table).
 BLOCKING_ROLES: Final = ("banker", "mafia", "judge", "reporter", "police")
 

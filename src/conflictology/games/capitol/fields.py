@@ -11,15 +11,17 @@ are read into them), so the rules compare them by identity, the fastest test the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from conflictology.engine import Rng
+from conflictology.engine import Action, Rng
 from conflictology.games.capitol.data import (
     STALEMATE_OPTION,
     STALEMATE_TURNS,
     Phase,
     Then,
     absent_actions,
+    blocks_by_action,
     roles_in,
 )
 
@@ -27,6 +29,21 @@ from conflictology.games.capitol.data import (
 # (a role) or "cards" (a kept hand, a sorted tuple of roles), or None and None for a bare type. The
 # state caches keys, never the dicts it hands out.
 Key = tuple[str, str | None, Any]
+
+
+
+class Choices:
+    """The legal actions of one decision (rules.choices), shared by the states in the same situation,
+    so only ever read: each key, in the order the actions are listed, with its action as a template
+    dict; and the same templates in that order (what legal_actions copies out). Slots, not a
+    NamedTuple: a slot is read by a specialised instruction, a NamedTuple's field by a lookup."""
+
+    __slots__ = ("actions", "keys")
+
+    def __init__(self, keys: Mapping[Key, Action]) -> None:
+        self.keys = keys
+        self.actions: tuple[Action, ...] = tuple(keys.values())
+
 
 # A log entry is a tuple (event type, fields…); views.py renders it. ("_raw", dict) holds an entry
 # already rendered (a determinized state copies the log it was drawn from).
@@ -44,7 +61,7 @@ FIELDS = (
 class CapitolFields:
     __slots__ = (
         *FIELDS, "opt_forced", "opt_steal", "opt_anyone", "opt_stalemate", "opt_roles", "opt_absent",
-        "_lseat", "_legal",
+        "opt_blocks", "_lseat", "_legal",
     )
 
     n: int
@@ -55,6 +72,7 @@ class CapitolFields:
     opt_stalemate: int  # turns in a row with no influence lost that end the game (the stalemate rule)
     opt_roles: tuple[str, ...]  # the roles in play (all six but in a small variant)
     opt_absent: frozenset[str]  # the turn actions a small variant leaves out (their role is not in play)
+    opt_blocks: Mapping[str, tuple[str, ...]]  # the roles that may block each action (data.block_roles)
     money: list[int]
     hidden: list[list[str]]
     revealed: list[list[str]]
@@ -98,9 +116,9 @@ class CapitolFields:
     quiet: int
     moves: int
     tied: list[int]
-    # The legal actions' keys of the last seat asked (rules.legal_keys), -1 and [] when unknown.
+    # The choices of the last seat asked (rules.choices), -1 and none when unknown (never -1 with some).
     _lseat: int
-    _legal: list[Key]
+    _legal: Choices
 
     def set_options(self, options: dict[str, Any]) -> None:
         self.options = options
@@ -112,3 +130,4 @@ class CapitolFields:
         self.opt_stalemate = options.get(STALEMATE_OPTION, STALEMATE_TURNS)
         self.opt_roles = roles_in(options)
         self.opt_absent = absent_actions(self.opt_roles)
+        self.opt_blocks = blocks_by_action(self.opt_steal, self.opt_roles)

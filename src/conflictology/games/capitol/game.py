@@ -3,12 +3,13 @@ save, determinization (``worlds.py``) and the replay of a finished game (``repla
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from conflictology.engine import ActionTable, Game, GameState, IllegalAction, Rng, View, check_options
-from conflictology.games.capitol import data, replay, worlds
+from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View, check_options
+from conflictology.games.capitol import data, recap, replay, worlds
 from conflictology.games.capitol.state import CapitolState
 from conflictology.games.capitol.table import table_for
 
@@ -162,7 +163,12 @@ class CapitolGame(Game):
         deck: Sequence[str] | None = None,
     ) -> CapitolState:
         self.check_players(players)
-        merged = self.check_game_options(players, options)
+        if options is None:
+            # The table's own options (every fresh playout of a search or a benchmark): checked once
+            # per table size, and each game given its own copy.
+            merged = {k: list(v) if type(v) is list else v for k, v in _own_options(self, players).items()}
+        else:
+            merged = self.check_game_options(players, options)
         if seed is None:
             seed = Rng.fresh_seed()
         elif type(seed) is not int:
@@ -214,6 +220,15 @@ class CapitolGame(Game):
         assert isinstance(state, CapitolState)
         return replay.figures(state)
 
+    def recap(
+        self,
+        initial: GameState,
+        actions: Iterable[tuple[int, Action]],
+        chance: Callable[[Any], list[float]] | None = None,
+    ) -> dict[str, Any]:
+        assert isinstance(initial, CapitolState)
+        return recap.recap(initial, actions, chance)
+
     def determinize(self, view: View, rng: Rng) -> CapitolState:
         """A full state consistent with one seat's view, the unseen cards drawn at random.
 
@@ -229,6 +244,12 @@ class CapitolGame(Game):
         (a search draws hundreds of worlds per decision), each call deals the unseen cards anew. A
         world drawn with a given ``rng`` is the one :meth:`determinize` draws with it."""
         return worlds.worlds(view)
+
+
+@functools.cache
+def _own_options(game: CapitolGame, players: int) -> dict[str, Any]:
+    """The default options as checked for a table of ``players`` (never handed out: copied)."""
+    return game.check_game_options(players, None)
 
 
 __all__ = ["CapitolGame", "IllegalAction"]

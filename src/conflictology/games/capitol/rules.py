@@ -24,9 +24,10 @@ engine methods. Only the functions without a leading underscore are called from 
 
 from __future__ import annotations
 
+import functools
 import json
-from itertools import combinations
-from typing import Any
+from itertools import combinations, compress
+from typing import Any, Final
 
 from conflictology.engine import Action, IllegalAction, Rng
 from conflictology.games.capitol import data
@@ -47,77 +48,146 @@ from conflictology.games.capitol.data import (
     TURN,
     Phase,
 )
-from conflictology.games.capitol.fields import CapitolFields, Key
+from conflictology.games.capitol.fields import CapitolFields, Choices, Key
 
 _PASS: Key = ("pass", None, None)
 _CHALLENGE: Key = ("challenge", None, None)
 # The action a card phase asks for: the phase's name, as a plain string (an action's type is a str).
 _CARD_ACTION: dict[Phase, str] = {LOSE: "lose", RETURN: "return", SHOW: "show"}
 
+# A decision's choices (``fields.Choices``) depend on a few fields only (the seat, who is alive, which
+# fees the purse covers, the hand...), so they are made once per situation (the memos below) and
+# shared by every state in it: read-only, and a template is copied out, never handed out.
+NO_CHOICES = Choices({})
 
-def legal_keys(s: CapitolFields, seat: int) -> list[Key]:
-    """The legal actions' keys for ``seat`` ([] if not awaited), cached for the last seat asked."""
-    if type(seat) is int and seat == s._lseat:
+
+def action_of(k: Key) -> Action:
+    """The action dict of a key (a kept hand's cards sorted, as the action table lists them)."""
+    kind, name, value = k
+    if name is None:
+        return {"type": kind}
+    return {"type": kind, name: list(value) if name == "cards" else value}
+
+
+@functools.cache
+def _entry(k: Key) -> tuple[Key, Action]:
+    """A key with its template: one of each for every situation that lists it (only the action
+    table's actions are ever keys, so this stays small)."""
+    return k, action_of(k)
+
+
+def _choices_of(keys: list[Key]) -> Choices:
+    return Choices(dict(map(_entry, keys)))
+
+
+def choices(s: CapitolFields, seat: int) -> Choices:
+    """The choices of ``seat`` (none if not awaited), kept for the last seat asked."""
+    # By identity: ``_lseat`` is only ever -1 (with no choices) or the very int the choices were made
+    # for, so True is never taken for seat 1; an equal int that is another object only misses.
+    if seat is s._lseat:
         return s._legal
     if type(seat) is not int or seat not in s.awaiting:
-        return []
-    keys = _compute_legal(s, seat)
+        return NO_CHOICES
+    legal: Choices
+    phase = s.phase
+    if phase is CHALLENGE:
+        # Ruling 6a: the target's one prompt (challenge, block or let it pass).
+        one_prompt = seat == s.target and s.one_prompt
+        legal = _answer_choices(block_roles(s)) if one_prompt else _PASS_OR_CHALLENGE
+    elif phase is TURN:
+        money = s.money[seat]
+        legal = _turn_choices(
+            seat,
+            tuple(s.alive),
+            s.opt_forced and money >= _FORCED_AT,
+            money >= _SCANDAL_FEE,
+            money >= _HACKER_FEE,
+            s.opt_absent,
+        )
+    elif phase is BLOCK_CHALLENGE:
+        legal = _PASS_OR_CHALLENGE
+    elif phase is BLOCK:
+        legal = _block_choices(block_roles(s))
+    elif phase is LOSE or phase is RETURN or phase is SHOW:
+        legal = _card_choices(phase, tuple(s.hidden[seat]))
+    elif phase is EXCHANGE:
+        legal = _exchange_choices(tuple(sorted(s.hidden[seat])), s.keep)
+    elif phase is INVESTIGATE:
+        legal = _INVESTIGATE
+    else:
+        return NO_CHOICES
     s._lseat = seat
-    s._legal = keys
-    return keys
+    s._legal = legal
+    return legal
+
+
+# The turn's thresholds and fees (ruling 4, ruling 10), read at every turn of every playout.
+_FEES: Final = data.COST
+_FORCED_AT: Final = data.FORCED_SCANDAL_AT
+_SCANDAL_FEE: Final = data.COST["scandal"]
+_HACKER_FEE: Final = data.COST["hacker"]
+
+
+def legal_keys(s: CapitolFields, seat: int) -> list[Key]:
+    """The legal actions' keys for ``seat`` ([] if not awaited)."""
+    return list(choices(s, seat).keys)
 
 
 def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
-    # The cache holds immutable keys; every call hands out fresh dicts that nobody else holds, so
-    # a caller scribbling on them cannot reach the state (nor a clone sharing the cache).
-    keys = legal_keys(s, seat)
+    # Every call hands out fresh dicts that nobody else holds, so a caller scribbling on them cannot
+    # reach the state, nor any other state in the same situation: a template's values are strings,
+    # ints or None, so a shallow copy is a whole one. A kept hand's cards are a list: made anew.
+    legal = choices(s, seat)
     if s.phase is EXCHANGE:
-        return [{"type": "keep", "cards": list(cards)} for _, _, cards in keys]
-    return [{"type": k} if f is None else {"type": k, f: v} for k, f, v in keys]
+        return [{"type": "keep", "cards": list(cards)} for _, _, cards in legal.keys]
+    return list(map(dict.copy, legal.actions))
 
 
-def _compute_legal(s: CapitolFields, seat: int) -> list[Key]:
-    phase = s.phase
-    if phase is CHALLENGE:
-        if seat == s.target and s.one_prompt:
-            # Ruling 6a: the target's one prompt (challenge, block or let it pass).
-            return [_PASS, _CHALLENGE] + [("block", "card", r) for r in block_roles(s)]
-        return [_PASS, _CHALLENGE]
-    if phase is BLOCK_CHALLENGE:
-        return [_PASS, _CHALLENGE]
-    if phase is TURN:
-        return _turn_actions(s, seat)
-    if phase is BLOCK:
-        return [_PASS] + [("block", "card", r) for r in block_roles(s)]
-    if phase is LOSE or phase is RETURN or phase is SHOW:
-        return [(_CARD_ACTION[phase], "card", r) for r in _distinct(s.hidden[seat])]
-    if phase is EXCHANGE:
-        pool = sorted(s.hidden[seat])
-        return [("keep", "cards", c) for c in dict.fromkeys(combinations(pool, s.keep))]
-    if phase is INVESTIGATE:
-        return [("let_keep", None, None), ("force_redraw", None, None)]
-    return []
+_PASS_OR_CHALLENGE = _choices_of([_PASS, _CHALLENGE])
+_INVESTIGATE = _choices_of([("let_keep", None, None), ("force_redraw", None, None)])
 
 
-def _turn_actions(s: CapitolFields, seat: int) -> list[Key]:
-    money = s.money[seat]
-    alive = s.alive
-    targets = [t for t in range(s.n) if t != seat and alive[t]]
-    if s.opt_forced and money >= data.FORCED_SCANDAL_AT:
+@functools.cache
+def _answer_choices(roles: tuple[str, ...]) -> Choices:
+    return _choices_of([_PASS, _CHALLENGE] + [("block", "card", r) for r in roles])
+
+
+@functools.cache
+def _block_choices(roles: tuple[str, ...]) -> Choices:
+    return _choices_of([_PASS] + [("block", "card", r) for r in roles])
+
+
+@functools.cache
+def _card_choices(phase: Phase, hand: tuple[str, ...]) -> Choices:
+    return _choices_of([(_CARD_ACTION[phase], "card", r) for r in dict.fromkeys(hand)])
+
+
+@functools.cache
+def _exchange_choices(pool: tuple[str, ...], keep: int) -> Choices:
+    return _choices_of([("keep", "cards", c) for c in dict.fromkeys(combinations(pool, keep))])
+
+
+# A turn's situations: a seat, who else is alive (2**9 at ten seats), three fee thresholds and a small
+# variant's absent actions; a bound keeps the big tables' rarely met ones from piling up.
+@functools.lru_cache(maxsize=1024)
+def _turn_choices(
+    seat: int, alive: tuple[bool, ...], forced: bool, scandal: bool, hacker: bool, absent: frozenset[str]
+) -> Choices:
+    targets = [t for t in range(len(alive)) if t != seat and alive[t]]
+    if forced:
         # Ruling 4: checked when the turn starts, before anything else.
-        return [("scandal", "target", t) for t in targets]
+        return _choices_of([("scandal", "target", t) for t in targets])
     out: list[Key] = [("income", None, None), ("foreign_aid", None, None)]
-    if money >= data.COST["scandal"]:
+    if scandal:
         out += [("scandal", "target", t) for t in targets]
     out.append(("banker", None, None))
     out += [("mafia", "target", t) for t in targets]
-    if money >= data.COST["hacker"]:
+    if hacker:
         out += [("hacker", "target", t) for t in targets]
     out.append(("reporter", None, None))
     out += [("police_investigate", "target", t) for t in targets]
     out.append(("police_swap", None, None))
-    absent = s.opt_absent
-    return [k for k in out if k[0] not in absent] if absent else out
+    return _choices_of([k for k in out if k[0] not in absent] if absent else out)
 
 
 def only_choice(hand: list[str]) -> str | None:
@@ -127,19 +197,29 @@ def only_choice(hand: list[str]) -> str | None:
 
 
 def block_roles(s: CapitolFields) -> tuple[str, ...]:
-    return data.block_roles(s.action, s.opt_steal, s.opt_roles)
+    return s.opt_blocks.get(s.action, ())
+
+
+def apply(s: CapitolFields, seat: int, action: Any) -> None:
+    """The engine's ``apply``: always by value, never by identity (the dict may be one legal_actions
+    handed out and the caller changed since: a Mafia retargeted at oneself, an Income turned into a
+    Scandal)."""
+    apply_key(s, seat, key_of(action), action)
 
 
 def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
     """Apply the action keyed ``k`` (``None``: not an action) for ``seat``: the phase machine. Raise
     ``IllegalAction``, changing nothing, unless it is legal now. ``action`` is what the caller sent,
     for the refusal (``None`` with a key: the action of the table's entry ``k``)."""
-    legal = legal_keys(s, seat)
-    if not legal:  # an awaited seat always has a legal action
-        raise IllegalAction(f"seat {seat!r} is not awaited now (waiting for {s.awaiting}); phase {s.phase}")
-    if k is None or k not in legal:
+    # ``choices`` with its cache's hit written out: an action mostly follows legal_actions' call.
+    legal = s._legal if seat is s._lseat else choices(s, seat)
+    if k is None or k not in legal.keys:
+        if not legal.actions:  # an awaited seat always has a legal action
+            awaiting = s.awaiting
+            raise IllegalAction(f"seat {seat!r} is not awaited now (waiting for {awaiting}); phase {s.phase}")
         raise IllegalAction(refusal(s, seat, action_of(k) if action is None and k is not None else action))
     s._lseat = -1
+    s._legal = NO_CHOICES  # so that -1, not a seat, never finds the last seat's choices
     s.moves += 1
     phase = s.phase
     if phase is CHALLENGE:
@@ -224,11 +304,16 @@ def begin_turn(s: CapitolFields, seat: int) -> None:
     s.block_challenger = -1
     s.block_answer = ""
     s.awaiting = [seat]
-    s.passed = []
-    s.losses = []
+    # These lists are mostly empty by now (a window's passes, the loss queue, an exchange's hand):
+    # only a leftover one is replaced, so a turn allocates one list, not four.
+    if s.passed:
+        s.passed = []
+    if s.losses:
+        s.losses = []
     s.then = NO_LOSSES
     s.keep = 0
-    s.ex_hand = []
+    if s.ex_hand:
+        s.ex_hand = []
     s.shown = ""
     s.reveal_seat = -1
     s.reveal_card = ""
@@ -250,17 +335,25 @@ def _next_turn(s: CapitolFields) -> None:
     begin_turn(s, seat)
 
 
+# Every seat number a table can have: compress() over it and ``alive`` lists the living seats in C (it
+# stops at the end of ``alive``); every character action opens a window to the others alive.
+_SEATS: Final = range(data.MAX_PLAYERS)
+
+
 def _others_alive(s: CapitolFields, seat: int) -> list[int]:
-    alive = s.alive
-    return [i for i in range(s.n) if i != seat and alive[i]]
+    others = list(compress(_SEATS, s.alive))
+    if s.alive[seat]:
+        others.remove(seat)
+    return others
 
 
 def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
-    kind: str = k[0]
+    kind, _, target = k
+    if target is None:
+        target = -1
     s.action = kind
-    target: int = -1 if k[2] is None else k[2]
     s.target = target
-    cost = data.COST.get(kind)
+    cost = _FEES.get(kind)
     if cost:
         # Ruling 10: fees are paid when the action is announced and never refunded.
         s.money[seat] -= cost
@@ -281,7 +374,8 @@ def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
         s.honesty = s.honesty << 1 | (claim in s.hidden[seat])
         s.phase = CHALLENGE
         s.awaiting = _others_alive(s, seat)
-        s.passed = []
+        if s.passed:
+            s.passed = []
 
 
 def _on_challenge(s: CapitolFields, seat: int, k: Key) -> None:
@@ -459,7 +553,7 @@ def _lose(s: CapitolFields, seat: int, card: str) -> None:
     s.money[seat] = 0
     s.treasury += money
     s.log.append(("out", seat, money))
-    living = [i for i in range(s.n) if s.alive[i]]
+    living = list(compress(_SEATS, s.alive))
     if len(living) == 1:
         # Ruling 18: the last player with a face-down card wins.
         s.phase = OVER
@@ -473,7 +567,7 @@ def _stalemate(s: CapitolFields) -> None:
     ``opt_stalemate`` turns in a row with no influence lost or once ``data.MOVE_CAP`` decisions were
     made. The living players with the most face-down cards win, then the richest; a tie shares the win."""
     reason = "quiet" if s.quiet >= s.opt_stalemate else "cap"
-    living = [i for i in range(s.n) if s.alive[i]]
+    living = list(compress(_SEATS, s.alive))
     best = max((len(s.hidden[i]), s.money[i]) for i in living)
     winners = [i for i in living if (len(s.hidden[i]), s.money[i]) == best]
     count = s.quiet if reason == "quiet" else s.moves
@@ -589,18 +683,6 @@ def _replace(s: CapitolFields, seat: int, card: str) -> None:
 def _forget(s: CapitolFields, seat: int) -> None:
     # Police knowledge of a hand lasts until that hand changes in any way.
     s.known = [k for k in s.known if k[1] != seat]
-
-
-def action_of(k: Key) -> Action:
-    """The action dict of a key (a kept hand's cards sorted, as the action table lists them)."""
-    kind, name, value = k
-    if name is None:
-        return {"type": kind}
-    return {"type": kind, name: list(value) if name == "cards" else value}
-
-
-def _distinct(hand: list[str]) -> list[str]:
-    return list(dict.fromkeys(hand))
 
 
 _MISSING: Any = object()

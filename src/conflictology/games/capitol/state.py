@@ -55,8 +55,11 @@ class CapitolState(CapitolFields, GameState):
         s.moves = 0
         s.tied = []
         s.one_prompt = True
+        s.passed = []
+        s.losses = []
+        s.ex_hand = []
         s._lseat = -1
-        s._legal = []
+        s._legal = rules.NO_CHOICES
         rules.begin_turn(s, first)
         return s
 
@@ -74,6 +77,7 @@ class CapitolState(CapitolFields, GameState):
         c.opt_stalemate = self.opt_stalemate
         c.opt_roles = self.opt_roles
         c.opt_absent = self.opt_absent
+        c.opt_blocks = self.opt_blocks  # never mutated (shared by every table with these options)
         c.money = self.money[:]
         c.hidden = [h[:] for h in self.hidden]
         c.revealed = [r[:] for r in self.revealed]
@@ -108,7 +112,7 @@ class CapitolState(CapitolFields, GameState):
         c.quiet = self.quiet
         c.moves = self.moves
         c.tied = self.tied  # never mutated: set once, when the game ends
-        # The cached legal list is never mutated in place, so the twin may share it.
+        # Choices are only ever read, so the twin may share them.
         c._lseat = self._lseat
         c._legal = self._legal
         return c
@@ -141,7 +145,7 @@ class CapitolState(CapitolFields, GameState):
         # The engine's default builds every action dict and looks each up; a search asks this at
         # each of its own decisions of every walk, so the keys are mapped straight to the table's.
         index = _table_keys(self.n)[1]
-        return [index[k] for k in rules.legal_keys(self, seat)]
+        return [index[k] for k in rules.choices(self, seat).keys]
 
     def apply_index(self, seat: int, index: int) -> None:
         keys = _table_keys(self.n)[0]
@@ -149,10 +153,7 @@ class CapitolState(CapitolFields, GameState):
             raise IllegalAction(f"action index out of range: {index!r} (table has {len(keys)})")
         rules.apply_key(self, seat, keys[index], None)
 
-    def apply(self, seat: int, action: Any) -> None:
-        # Always by value, never by identity: the dict may be one legal_actions handed out and the
-        # caller changed since (a Mafia retargeted at oneself, an Income turned into a Scandal).
-        rules.apply_key(self, seat, rules.key_of(action), action)
+    apply = rules.apply
 
     decision_kind = rules.decision_kind
     timeout_action = rules.timeout_action
@@ -225,7 +226,7 @@ class CapitolState(CapitolFields, GameState):
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed Capitol state: {exc}") from exc
         s._lseat = -1
-        s._legal = []
+        s._legal = rules.NO_CHOICES
         if phase not in _PHASE_OF or then not in _THEN_OF:
             raise ValueError(f"inconsistent Capitol state: phase {phase!r}")
         s.phase = _PHASE_OF[phase]

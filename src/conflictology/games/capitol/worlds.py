@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from conflictology.engine import Rng, View
-from conflictology.games.capitol import data
+from conflictology.games.capitol import data, rules
 from conflictology.games.capitol.data import EXCHANGE, INVESTIGATE, OVER, Phase, Then
 from conflictology.games.capitol.honesty import honesty_int, public_honesty_bits
 from conflictology.games.capitol.state import CapitolState
@@ -75,7 +75,7 @@ def worlds(view: View) -> Callable[[Rng], CapitolState]:
     t.deck = []
     t.ex_hand = []
     t._lseat = -1
-    t._legal = []
+    t._legal = rules.NO_CHOICES
 
     # The cards nobody has shown this seat: the deck's 18 (more at a big table, fewer in a small
     # variant: its options say which) minus the face-up ones, its own, and what it knows.

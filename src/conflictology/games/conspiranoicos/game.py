@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from conflictology.engine import Action, ActionTable, Game, GameState, Rng, View
 
-from . import pyramid, replay, rules, views, worlds
+from . import pyramid, recap, replay, rules, views, worlds
 from .cards import DECK_SIZE, bundled_decks, load_deck
 from .options import DEFAULT_OPTIONS, Options
 from .state import OVER, State
@@ -137,6 +137,14 @@ class ConspiranoicosGame(Game):
 
     def figures(self, state: GameState) -> list[dict[str, int]]:
         return replay.figures(self._own(state))
+
+    def recap(
+        self,
+        initial: GameState,
+        actions: Iterable[tuple[int, Action]],
+        chance: Callable[[Any], list[float]] | None = None,
+    ) -> dict[str, Any]:
+        return recap.recap(self._own(initial), actions)  # the scores say it: no chance needed
 
     def determinize(self, view: View, rng: Rng) -> ConspiranoicosState:
         return worlds.determinize(ConspiranoicosState, view, rng)
