@@ -64,7 +64,7 @@ def shared_stats(urls: list[str]) -> dict[str, float]:
 
 
 def wait_healthy(url: str) -> None:
-    deadline = time.time() + 30
+    deadline = time.time() + 120  # a server starting on a loaded machine may take a minute
     while time.time() < deadline:
         try:
             if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:

@@ -6,6 +6,12 @@ from typing import Any
 
 import pytest
 
+# The shared helpers assert too: their failures say what they compared, as a test's own asserts do.
+pytest.register_assert_rewrite(
+    "bot_helpers", "browser_helpers", "capitol_helpers", "postgres_helpers", "redis_helpers",
+    "room_helpers", "server_helpers", "pool_bots", "replay_builders",
+)
+
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:

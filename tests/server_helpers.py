@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -36,14 +36,19 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_healthy(url: str, timeout: float = 20.0) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+def wait_healthy(url: str, timeout: float = 120.0, proc: subprocess.Popen[bytes] | None = None) -> None:
+    """Waits for ``/healthz`` to answer 200. The bound is generous (a loaded CI machine starts a server
+    slowly, and a server that is up answers at once); a process that exits first fails at once."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+            raise RuntimeError(f"the server at {url} exited before it was healthy: {err}")
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+            if httpx.get(f"{url}/healthz", timeout=5).status_code == 200:
                 return
         time.sleep(0.05)
-    raise TimeoutError(f"server at {url} did not become healthy")
+    raise TimeoutError(f"server at {url} did not become healthy in {timeout:.0f} s")
 
 
 @dataclass
@@ -56,7 +61,9 @@ class Server:
         return "ws://" + self.url.removeprefix("http://")
 
     def http(self) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=10)
+        # Patient: on a loaded machine (CI at load 30) a first replay or archive export, built in a
+        # process of its own, took more than 10 s to answer; a refused or wrong answer fails at once.
+        return httpx.Client(base_url=self.url, timeout=60)
 
 
 def seat_named(http: httpx.Client, code: str, seat: int) -> dict[str, object]:
@@ -133,8 +140,8 @@ class ServerProcess:
             preexec_fn=None if open_files is None else lambda: _set_soft_open_files(open_files),
         )
         try:
-            wait_healthy(self.url, timeout=30)
-        except TimeoutError:
+            wait_healthy(self.url, proc=self.proc)
+        except (TimeoutError, RuntimeError):
             self.kill()
             raise
 
@@ -269,6 +276,19 @@ def make_table(
     return table
 
 
+def eventually(read: Callable[[], Any], want: Callable[[Any], bool], timeout: float = 60.0) -> Any:
+    """``read()`` once ``want`` holds of it (what a server writes after it answered: the archive, the
+    standings, a room's options); fails after ``timeout`` with what was read last."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = read()
+        if want(got):
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not reached in {timeout} s: {got!r}"[:2000])
+        time.sleep(0.05)
+
+
 def start(table: Table) -> dict[str, Any]:
     with table.server.http() as http:
         r = http.post(
@@ -276,6 +296,12 @@ def start(table: Table) -> dict[str, Any]:
         )
         assert r.status_code == 200, r.text
         return dict(r.json())
+
+
+# A game whose sockets hear nothing for this long has stopped: say where, rather than wait for the
+# test's own timeout (every server here answers a move in well under a second, loaded or not).
+STALL_SECONDS = 90.0
+RATE_LIMITED_BACKOFF = 0.5
 
 
 def play_randomly(
@@ -290,20 +316,34 @@ def play_randomly(
     sent = 0
     deadline = time.time() + timeout
     answered: list[int] = [-1] * len(players)
-    # A state already taken from the inbox (by wait_for) may be awaiting an answer.
+    retry_at: list[float | None] = [None] * len(players)
+    # A state already taken from the inbox (by wait_for) may be awaiting an answer, whatever else is
+    # still queued behind it (a presence or a seat message is no state to answer). The latest state
+    # may also still be queued: its seq is then recorded as answered and the loop leaves it.
     for i, p in enumerate(players):
         latest = p.latest_state()
-        if latest is not None and latest["legal"] and p.inbox.empty():
+        if latest is not None and latest["legal"]:
             answered[i] = latest["seq"]
             p.send({"type": "act", "action": rng.choice(latest["legal"]), "seq": latest["seq"]})
             sent += 1
+    moved = time.monotonic()
     while not all(done):
         if time.time() > deadline:
-            raise TimeoutError("the game did not end in time")
+            raise TimeoutError(f"the game did not end in time; {_awaited(players, answered)}")
+        if time.monotonic() - moved > STALL_SECONDS:
+            raise TimeoutError(f"no message in {STALL_SECONDS:.0f} s; {_awaited(players, answered)}")
         progressed = False
         for i, p in enumerate(players):
             if done[i]:
                 continue
+            due = retry_at[i]
+            if due is not None and time.monotonic() >= due:
+                # A refused answer is sent again, if its state still awaits one (a newer state is
+                # answered as it arrives).
+                retry_at[i] = None
+                latest = p.latest_state()
+                if latest is not None and latest["legal"] and latest["seq"] == answered[i]:
+                    p.send({"type": "act", "action": rng.choice(latest["legal"]), "seq": latest["seq"]})
             try:
                 msg = p.inbox.get(timeout=0.02)
             except queue.Empty:
@@ -311,6 +351,12 @@ def play_randomly(
             if msg is None:
                 raise ConnectionError(f"player {i} was disconnected")
             progressed = True
+            moved = time.monotonic()
+            if msg.get("type") == "error" and msg.get("code") == "rate_limited":
+                # Five people on one address share its message budget (ServerConfig's
+                # ws_address_rate_per_second): the refused answer changed nothing; back off, resend.
+                retry_at[i] = time.monotonic() + RATE_LIMITED_BACKOFF
+                continue
             if msg.get("type") != "state":
                 continue
             if "winners" in msg and not msg["legal"]:
@@ -325,6 +371,21 @@ def play_randomly(
         if not progressed:
             time.sleep(0.005)
     return sent
+
+
+def _awaited(players: list[Player], answered: list[int]) -> str:
+    """What each player last saw, for a game that stopped moving: its latest state's seq, whom that
+    state awaits, what the player answered last and the last message it received."""
+    said = []
+    for p, a in zip(players, answered, strict=True):
+        latest = p.latest_state() or {}
+        view = latest.get("view") or {}
+        said.append(
+            f"seat {p.seat}: state {latest.get('seq')} awaits {view.get('awaiting')!r}, legal "
+            f"{len(latest.get('legal') or [])}, answered {a}, last message "
+            f"{json.dumps(p.messages[-1])[:300] if p.messages else None}"
+        )
+    return "; ".join(said)
 
 
 def replay_states(record: dict[str, Any]) -> dict[int, GameState]:

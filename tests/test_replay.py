@@ -123,7 +123,8 @@ def finish_game(server: Server, settings: dict[str, Any]) -> tuple[Any, str]:
 def test_a_private_games_replay_refuses_a_stranger(server: Server) -> None:
     table, game_id = finish_game(server, {"timers": False})
     other, _ = finish_game(server, {"timers": False})
-    paths = [f"/api/games/{game_id}", f"/api/games/{game_id}/replay", f"/api/games/{game_id}/record.txt"]
+    paths = [f"/api/games/{game_id}", f"/api/games/{game_id}/replay", f"/api/games/{game_id}/record.txt",
+             f"/api/games/{game_id}/recap"]  # fmt: skip
     with server.http() as http:
         for path in paths:
             r = http.get(path)
@@ -153,8 +154,8 @@ def test_a_live_game_shows_nothing_face_up(server: Server) -> None:
     state = p0.wait_for(lambda m: m.get("type") == "state")
     mine = state["view"]["players"][0]["hidden"]
     with server.http() as http:
-        for path in (f"/api/games/{game_id}/replay", f"/api/games/{game_id}/record.txt"):
-            r = http.get(path, headers=auth(table.host_token))
+        for tail in ("replay", "record.txt", "recap"):
+            r = http.get(f"/api/games/{game_id}/{tail}", headers=auth(table.host_token))
             assert r.status_code == 409 and r.json()["code"] == "not_over", r.text
             assert not any(card in r.text for card in mine)
         assert http.get("/api/games/abc/replay").status_code == 404

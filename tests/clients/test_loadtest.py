@@ -30,17 +30,22 @@ def test_loadtest_against_one_server(tmp_path: Path) -> None:
     with thread_server(tmp_path, address_limits=False) as server:
         seen: list[str] = []
         sockets_at_close: list[int] = []
+        deltas: list[bool] = []
 
         def progress(phase: str, *_: object) -> None:
             seen.append(phase)
             if phase == "measured":
-                sockets_at_close.append(sum(len(c) for c in server.app.state.hub.connections.values()))
+                conns = [c for cs in server.app.state.hub.connections.values() for c in cs]
+                sockets_at_close.append(len(conns))
+                deltas.extend(c.deltas for c in conns)
 
         result = run_loadtest(
             [server.url], rooms=3, players=4, duration=3.0, think=0.02, progress=progress
         )
         assert result.rooms == 3 and result.errors == 0 and result.reconnects == 0
         assert result.actions > 20
+        # Every move is told to the room's four sockets: the messages, and their bytes, are counted.
+        assert result.messages > 3 * result.actions and result.received_bytes > 200 * result.messages
         assert 0 < result.p50_ms <= result.p95_ms <= result.p99_ms <= result.max_ms
         # The server's own side, read from its /metrics over the window.
         assert 0 < result.server_p50_ms <= result.server_p99_ms
@@ -49,6 +54,8 @@ def test_loadtest_against_one_server(tmp_path: Path) -> None:
         # The window closes (servers read, CPU taken) before any client says goodbye.
         assert seen.count("measured") == 1 and seen.index("measured") > seen.index("running")
         assert sockets_at_close == [12]
+        # Every socket asked for log deltas (protocol v2), as the web client and the network bot do.
+        assert deltas == [True] * 12
         # Every room was made on the server, and every game counted was archived there.
         hub = server.app.state.hub
         assert len(hub.backend._rooms) == 3
@@ -74,6 +81,17 @@ def test_loadtest_command_prints_a_table(tmp_path: Path) -> None:
         assert "actions/s" in result.output and "p99 ms" in result.output and "server p99 ms" in result.output
         data = json.loads(result.output.strip().splitlines()[-1])
         assert data["rooms"] == 2 and data["errors"] == 0 and data["actions"] > 0
+
+
+def test_loadtest_bots_that_read_the_log_join_its_deltas(tmp_path: Path) -> None:
+    """A bot that reads the game's log (not ``random``) decides on the whole log, joined from the
+    deltas of its socket: a game played to the end by heuristic bots, with no error."""
+    with thread_server(tmp_path, address_limits=False) as server:
+        result = run_loadtest(
+            [server.url], rooms=2, players=4, duration=4.0, level="normal", think=0.01
+        )
+        assert result.errors == 0, result.error_samples
+        assert result.actions > 20
 
 
 def test_loadtest_refuses_bad_arguments() -> None:

@@ -61,7 +61,7 @@ def front(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 15
+        deadline = time.time() + 120  # a loaded machine starts nginx slowly
         while True:
             try:
                 if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:

@@ -98,7 +98,7 @@ def front(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Front]:
         )
         try:
             front = Front(public, https, servers)
-            deadline = time.time() + 15
+            deadline = time.time() + 120  # a loaded machine starts nginx slowly
             while True:
                 try:
                     with front.client("127.0.0.1") as c:
@@ -144,7 +144,12 @@ def test_a_game_in_chromium_over_https_and_wss_through_the_front(
         # Over TLS the server says so for good.
         hsts = page.evaluate("fetch('/api/info').then((r) => r.headers.get('strict-transport-security'))")
         assert hsts.startswith("max-age=")
-        assert errors == [], errors
+        # The front's certificate is self-signed: the test's browser takes its pages anyway
+        # (ignore_https_errors) but Chromium never loads a service worker's script over a certificate
+        # error, and says so in the console. The client registers its worker as an extra and plays
+        # without it (js/install.js), as this game did; with a real certificate the worker loads.
+        worker_refused = "An SSL certificate error occurred when fetching the script."
+        assert [e for e in errors if not e.endswith(worker_refused)] == [], errors
     finally:
         browser.close()
 

@@ -7,8 +7,7 @@ the same ten seats, which plays to its end too and adds to the standings."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from server_helpers import (
     Table,
     auth,
     check_no_leaks,
+    eventually,
     make_table,
     play_randomly,
     start,
@@ -41,19 +41,6 @@ GAME_SECONDS = 600.0
 def server(tmp_path: Path) -> Iterator[Server]:
     with thread_server(tmp_path, bot_delay=0.0) as srv:
         yield srv
-
-
-def eventually(read: Callable[[], Any], want: Callable[[Any], bool], timeout: float = 60.0) -> Any:
-    """``read()`` once ``want`` holds of it (the archive and the standings are written after the
-    last state is sent); fails after ``timeout`` with what was read last."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = read()
-        if want(got):
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not reached in {timeout} s: {got!r}"[:2000])
-        time.sleep(0.05)
 
 
 def joined(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

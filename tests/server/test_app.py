@@ -97,7 +97,7 @@ def test_every_documented_route_answers(server: Server) -> None:
             game_id = started["game_id"]
             live = answer(http.get(f"/api/games/{game_id}"), 200)
             assert live["status"] == "playing" and live["room"] == code
-            for tail in ("/replay", "/record.txt"):
+            for tail in ("/replay", "/record.txt", "/recap"):
                 refused = answer(http.get(f"/api/games/{game_id}{tail}"), 409)
                 assert refused["code"] == "not_over"
             paused = answer(http.post(f"/api/rooms/{code}/pause", headers=auth(host)), 200)
@@ -121,6 +121,8 @@ def test_every_documented_route_answers(server: Server) -> None:
         assert over["status"] == "over" and over["id"] == game_id and len(over["final_views"]) == 2
         replay = answer(http.get(f"/api/games/{game_id}/replay"), 200)
         assert replay["id"] == game_id
+        recap = answer(http.get(f"/api/games/{game_id}/recap"), 200)
+        assert recap["id"] == game_id and recap["game"] == "toy"  # a game without a story of its own
         record = http.get(f"/api/games/{game_id}/record.txt")
         answer(record, 200)
         assert record.headers["content-type"].startswith("text/plain")

@@ -69,7 +69,9 @@ def test_the_pool_cuts_a_decision_at_the_cap_and_replaces_crashed_workers(
     caplog.set_level(logging.INFO, logger="conflictology.server")
 
     async def main() -> None:
-        pool = BotPool(1, time_cap=1.5, queue_wait=1.0, setup=SETUP)
+        # Bounds a loaded machine keeps: a real search and a worker's replacement (a fork) within them
+        # (at 1.5 s and 1 s a CI run at load 15 cut the search too); the sleeper sleeps far past them.
+        pool = BotPool(1, time_cap=8.0, queue_wait=30.0, setup=SETUP)
         try:
             assert await pool.decide(game, "sleeper", seat, 1, view, legal, "cap test") is None
             assert pool.counts.over_cap == 1
@@ -120,7 +122,9 @@ def test_a_search_that_waits_too_long_is_played_by_the_default_level(monkeypatch
     game, seat, view, legal = _position()
 
     async def main() -> None:
-        pool = BotPool(1, time_cap=1.0, queue_wait=0.2, setup=SETUP)
+        # The cap well past the queue's wait, so that on a loaded machine the stuck search is still
+        # running when the waiting one gives up (the sleeper sleeps far past both).
+        pool = BotPool(1, time_cap=6.0, queue_wait=0.3, setup=SETUP)
         try:
             stuck = asyncio.ensure_future(pool.decide(game, "sleeper", seat, 1, view, legal, "stuck"))
             await asyncio.sleep(0)
@@ -148,7 +152,8 @@ def test_a_search_the_queue_would_keep_too_long_is_played_by_the_default_level_a
         try:
             assert await pool.decide(game, "napper", seat, 1, view, legal, "learn") in legal  # 0.3 s
             busy = asyncio.ensure_future(pool.decide(game, "sleeper", seat, 2, view, legal, "busy"))
-            await asyncio.sleep(0.1)
+            while pool.stats()["busy"] == 0:  # the sleeper on the worker, however slow the machine
+                await asyncio.sleep(0.01)
             # One search waiting would start in about (0 + 1/2) x 0.3 s: it waits.
             first = asyncio.ensure_future(pool.decide(game, "napper", seat, 3, view, legal, "first"))
             await asyncio.sleep(0)
@@ -258,13 +263,14 @@ def test_a_stuck_bot_is_cut_at_the_cap_the_seat_times_out_and_the_room_goes_on(
         try:
             start(table)
             # The sleeper's turn: cut at the cap, it takes the timeout action (Income, ruling 19).
-            mine = host.wait_for(lambda m: m["type"] == "state" and bool(m["legal"]), timeout=20)
+            # Waits long: a loaded machine starts the replaced worker slowly.
+            mine = host.wait_for(lambda m: m["type"] == "state" and bool(m["legal"]), timeout=90)
             assert [e["action"] for e in mine["view"]["log"] if e.get("type") == "action"] == ["income"]
             assert _pool(server).counts.over_cap >= 1
             # The room goes on: the host plays, the (replaced) worker is asked and cut again.
             host.send({"type": "act", "action": {"type": "income"}, "seq": mine["seq"]})
             host.wait_for(
-                lambda m: m["type"] == "state" and bool(m["legal"]) and m["seq"] > mine["seq"] + 1, timeout=20
+                lambda m: m["type"] == "state" and bool(m["legal"]) and m["seq"] > mine["seq"] + 1, timeout=90
             )
             assert _pool(server).counts.over_cap >= 2 and _pool(server).counts.started >= 2
         finally:

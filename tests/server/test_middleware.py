@@ -145,6 +145,21 @@ def test_writes_reads_and_room_quota_have_budgets_of_their_own() -> None:
         assert http.get("/api/info").status_code == 200  # reads are counted apart
 
 
+def test_the_client_s_files_have_a_wide_budget_of_their_own() -> None:
+    # A first visit asks for ~110 files (the page and the installed app's worker): from one router
+    # a few first visits must not spend the API's reads, nor the API's reads the visits' files.
+    slow = {"http_read_rate_per_second": 0.001, "client_file_rate_per_second": 0.001}
+    with client(http_read_burst=3, client_file_burst=12, **slow) as http:
+        for path in ("/", "/index.html", "/js/app.js", "/i18n/fr.js") * 3:
+            assert http.get(path).status_code != 429, path
+        refused = http.get("/style.css")
+        assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
+        for _ in range(3):
+            assert http.get("/api/info").status_code == 200
+        assert http.get("/api/info").status_code == 429
+        assert http.get("/metrics").status_code == 429  # the metrics are the API's reads
+
+
 @pytest.mark.parametrize("on", [True, False])
 def test_misses_on_room_codes_are_counted_and_hits_given_back(on: bool) -> None:
     with client(room_guess_burst=2, room_guess_seconds=3600, address_limits=on) as http:

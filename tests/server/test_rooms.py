@@ -172,6 +172,27 @@ def test_start_needs_enough_players_and_only_once(server: Server) -> None:
         assert r.status_code == 409
 
 
+def test_option_changes_change_only_the_options_named(server: Server) -> None:
+    table = make_table(server, "capitol", humans=1, bots=6)
+    url, host = f"/api/rooms/{table.code}", auth(table.host_token)
+    with server.http() as http:
+        # Two edits built from the same look at the room (as a lobby sends them): both hold.
+        assert http.patch(url, json={"option_changes": {"copies": 5}}, headers=host).status_code == 200
+        r = http.patch(url, json={"option_changes": {"stalemate_turns": 20}}, headers=host)
+        assert r.status_code == 200 and r.json()["options"] == {"copies": 5, "stalemate_turns": 20}
+        r = http.patch(url, json={"option_changes": {"stalemate_turns": None}}, headers=host)
+        assert r.status_code == 200 and r.json()["options"] == {"copies": 5}
+        before = http.get(url).json()
+        refused = [
+            http.patch(url, json={"option_changes": {"copies": 0}}, headers=host),
+            http.patch(url, json={"option_changes": {"copies": 4}, "options": {}}, headers=host),
+            http.patch(url, json={"option_changes": {"copies": 4}}, headers=auth(table.tokens.get(1, "x"))),
+        ]
+        assert [(r.status_code, r.json()["code"]) for r in refused][:2] == [(400, "bad_options")] * 2
+        assert refused[2].status_code in (401, 403)
+        assert http.get(url).json() == before
+
+
 def test_host_changes_options_and_settings_kicks_and_host_passes_on(server: Server) -> None:
     table = make_table(server, "toy", humans=3)
     with server.http() as http:

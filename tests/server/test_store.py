@@ -81,6 +81,35 @@ def test_snapshots_are_saved_replaced_and_deleted(store_url: str) -> None:
         store.close()
 
 
+def test_a_batch_of_snapshots_on_sqlite_goes_to_the_driver_and_a_failed_write_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """SQLite in a file: snapshots alone are written on the writer's own connection. A write that
+    fails (here its connection closed under it) leaves the rows as they were, and the next batch is
+    written on a fresh connection; a batch with a finished game goes through SQLAlchemy with it."""
+    store = Store(f"sqlite:///{tmp_path / 'direct.sqlite3'}")
+    try:
+        store.save_rooms([snapshot("AAAA", 1), snapshot("BBBB", 1)])
+        assert store._writer is not None  # the direct path was taken
+        store._writer.driver_connection.close()
+        with pytest.raises(Exception, match="closed"):
+            store.save_rooms([snapshot("AAAA", 2), snapshot("BBBB", 2)])
+        assert {s["code"]: s["version"] for s in store.load_rooms()} == {"AAAA": 1, "BBBB": 1}
+        store.save_rooms([snapshot("AAAA", 3)])
+        record = {"id": uuid.uuid4().hex, "room": "BBBB", "game": "capitol", "public": True, "finished": 1.0}
+        store.save_rooms([snapshot("BBBB", 3)], [record])
+        assert {s["code"]: s["version"] for s in store.load_rooms()} == {"AAAA": 3, "BBBB": 3}
+        assert store.get_game(record["id"]) == record
+    finally:
+        store.close()
+    # What was committed on the writer's connection is in the file for whoever opens it next.
+    again = Store(f"sqlite:///{tmp_path / 'direct.sqlite3'}")
+    try:
+        assert {s["code"]: s["version"] for s in again.load_rooms()} == {"AAAA": 3, "BBBB": 3}
+    finally:
+        again.close()
+
+
 @pytest.mark.postgres
 def test_a_server_on_postgresql_plays_and_restores(tmp_path: Path) -> None:
     url = postgres_url()

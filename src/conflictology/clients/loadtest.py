@@ -49,6 +49,9 @@ class LoadResult:
     server_p50_ms: float = math.nan
     server_p99_ms: float = math.nan
     loop_lag_p99_ms: float = math.nan
+    # Messages the clients received in the window, and their bytes.
+    messages: int = 0
+    received_bytes: int = 0
 
     @property
     def actions_per_second(self) -> float:
@@ -217,6 +220,8 @@ def run_loadtest(
         p99_ms=percentile(lat, 0.99) * 1000,
         max_ms=(lat[-1] * 1000) if lat else float("nan"),
         error_samples=samples,
+        messages=sum(c.messages for c in results),
+        received_bytes=sum(c.received_bytes for c in results),
         **server_side,
     )
 

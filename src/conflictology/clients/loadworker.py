@@ -6,6 +6,10 @@ servers round-robin (all seats of a room on the same server, as a load balancer 
 code would place them). A seat that loses its socket reconnects with its token to the next server
 (counted as a reconnect) and carries on from the state it is sent.
 
+Each socket speaks protocol v2 (``?v=2``), as the web client and the network bot do: a state message
+carries of the game's log only the entries that socket has not had (docs/protocol.md, "Log deltas").
+Random bots never read the log; the others join it (``netbot.LogJoin``) before they decide.
+
 Latency is *action → view*: from sending an action to receiving the first state message with a
 higher ``seq`` on the same socket. Only the measuring window (after every room is seated and
 started) counts; a finished game is followed by a rematch, so the load stays constant.
@@ -14,6 +18,7 @@ started) counts; a finished game is followed by a rematch, so the load stays con
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import time
@@ -27,6 +32,7 @@ import msgspec
 import websockets
 
 from conflictology import bots, games
+from conflictology.clients.netbot import LogJoin
 
 
 @dataclass
@@ -39,6 +45,9 @@ class Counters:
     reconnects: int = 0
     stale: int = 0
     games: int = 0
+    # Messages received in the window and their size (what a move costs to send, per client).
+    messages: int = 0
+    received_bytes: int = 0
     latencies: list[float] = field(default_factory=list)
     error_samples: list[str] = field(default_factory=list)
 
@@ -70,6 +79,7 @@ class _Msg(msgspec.Struct):
     winners: list[int] | None = None
     room: _RoomPart | None = None
     view: msgspec.Raw = msgspec.Raw(b"null")
+    log_from: int = 0
     code: str | None = None
     message: str | None = None
 
@@ -96,7 +106,7 @@ class Seat:
         servers = self.run.servers
         while not self.run.stopping:
             base = _ws_base(servers[self.server_index])
-            url = f"{base}/ws/{quote(self.room.code)}?token={quote(self.token)}"
+            url = f"{base}/ws/{quote(self.room.code)}?token={quote(self.token)}&v=2"
             try:
                 async with websockets.connect(url, max_size=1 << 22, open_timeout=20) as ws:
                     await self._session(ws)
@@ -123,9 +133,14 @@ class Seat:
         self.latest: _Msg | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.pending = None  # an action lost with the previous socket is not timed
+        logs = LogJoin()  # each socket has its own log (its first state is whole)
+        self.view: dict[str, Any] | None = None
         try:
             async for raw in ws:
                 msg = _decoder.decode(raw)
+                if run.measuring:
+                    counters.messages += 1
+                    counters.received_bytes += len(raw)
                 if msg.type == "error":
                     if run.measuring:
                         if msg.code == "stale":
@@ -136,6 +151,12 @@ class Seat:
                     continue
                 if msg.type != "state":
                     continue
+                if run.level != "random":
+                    joined = logs.join({"view": json.loads(bytes(msg.view)), "log_from": msg.log_from})
+                    if joined is None:  # a gap: never on one socket, but the protocol says what to do
+                        run.spawn(ws.send('{"type": "sync"}'))
+                        continue
+                    self.view = joined["view"]
                 if self.pending is not None and msg.seq > self.pending[0]:
                     if run.measuring:
                         counters.latencies.append(time.perf_counter() - self.pending[1])
@@ -166,7 +187,8 @@ class Seat:
         if self.run.level == "random":
             action = self.run.rng.choice(msg.legal)
         else:
-            view = json.loads(bytes(msg.view))
+            view = self.view
+            assert view is not None  # joined from every state message before this one
             if self.bot is None or view.get("you") != self.seat:
                 self.seat = view["you"]
                 self.bot = bots.make(self.run.level, self.room.game, self.seat, self.run.rng.getrandbits(32))
@@ -190,8 +212,15 @@ class RoomRun:
         return self.run.servers[server_index].rstrip("/")
 
     async def _post(
-        self, path: str, body: dict[str, Any] | None, token: str | None, server_index: int
+        self,
+        path: str,
+        body: dict[str, Any] | None,
+        token: str | None,
+        server_index: int,
+        done_if: str | None = None,
     ) -> Any:
+        """``done_if``: the error code that, after a request lost with its process, says that the
+        lost request took effect (a start that answers ``not_in_lobby`` when tried again)."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         last: Exception | None = None
         for attempt in range(len(self.run.servers) * 3):
@@ -202,6 +231,10 @@ class RoomRun:
                 last = exc
                 await asyncio.sleep(0.3)
                 continue
+            if last is not None and done_if is not None and r.status_code == 409:
+                with contextlib.suppress(ValueError):
+                    if r.json().get("code") == done_if:
+                        return None
             if r.status_code >= 400:
                 raise RuntimeError(f"POST {path}: {r.status_code} {r.text[:200]}")
             return r.json()
@@ -219,13 +252,15 @@ class RoomRun:
             )
             self.tokens.append(j["token"])
 
-    async def start(self) -> None:
-        await self._post(f"/api/rooms/{self.code}/start", None, self.tokens[0], self.server_index)
+    async def start(self, server_index: int | None = None) -> None:
+        index = self.server_index if server_index is None else server_index
+        await self._post(f"/api/rooms/{self.code}/start", None, self.tokens[0], index, "not_in_lobby")
 
     async def rematch(self, server_index: int) -> None:
         try:
-            await self._post(f"/api/rooms/{self.code}/rematch", None, self.tokens[0], server_index)
-            await self._post(f"/api/rooms/{self.code}/start", None, self.tokens[0], server_index)
+            path = f"/api/rooms/{self.code}/rematch"
+            await self._post(path, None, self.tokens[0], server_index, "not_over")
+            await self.start(server_index)
         except RuntimeError as exc:
             if not self.run.stopping:
                 self.run.counters.add_error(str(exc))

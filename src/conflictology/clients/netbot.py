@@ -17,6 +17,10 @@ import websockets
 
 from conflictology import bots, games
 
+# How long a refused answer waits before it is sent again (the server's message rates are per socket
+# and per address: docs/protocol.md, "Limits").
+RATE_LIMITED_PAUSE = 0.5
+
 
 @dataclass
 class BotResult:
@@ -83,12 +87,18 @@ async def run_bot(
     finished = 0
     winners: list[int] = []
     logs = LogJoin()
+    last_act: str | None = None
     async with websockets.connect(_ws_url(server, code, token), max_size=2**22) as ws:
         async for raw in ws:
             msg: dict[str, Any] = json.loads(raw)
             kind = msg.get("type")
             if kind == "error":
                 errors += 1
+                if msg.get("code") == "rate_limited" and last_act is not None:
+                    # The refused answer changed nothing: send it again after a pause (if the state
+                    # moved on meanwhile, the server says "stale" and the next state is answered).
+                    await asyncio.sleep(RATE_LIMITED_PAUSE)
+                    await ws.send(last_act)
                 continue
             if kind == "left":
                 break
@@ -111,6 +121,7 @@ async def run_bot(
                 continue
             if msg["legal"]:
                 action = await asyncio.to_thread(bot.act, view, msg["legal"])
-                await ws.send(json.dumps({"type": "act", "action": action, "seq": msg["seq"]}))
+                last_act = json.dumps({"type": "act", "action": action, "seq": msg["seq"]})
+                await ws.send(last_act)
                 decisions += 1
     return BotResult(seat=seat, winners=winners, decisions=decisions, errors=errors)

@@ -30,6 +30,7 @@ from conflictology.server.routes.rooms import RoomRoutes
 from conflictology.server.routes.standings import StandingRoutes
 from conflictology.server.store import Store
 from conflictology.server.transport import SocketTransport
+from conflictology.server.webclient import WebClient
 
 
 def _backend(config: ServerConfig) -> RoomBackend | None:
@@ -78,6 +79,7 @@ def _api_routes(
         Route("/api/games/{game_id}", games.get_game, methods=["GET"]),
         Route("/api/games/{game_id}/replay", games.get_replay, methods=["GET"]),
         Route("/api/games/{game_id}/record.txt", games.get_record, methods=["GET"]),
+        Route("/api/games/{game_id}/recap", games.get_recap, methods=["GET"]),
         WebSocketRoute("/ws/{code}", transport.websocket),
     ]
 
@@ -97,14 +99,15 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     )
     transport = SocketTransport(config, hub, metrics)
     games = GameRoutes(config, hub)
+    client = WebClient.read(config.web_dir)
     routes = _api_routes(
-        HealthRoutes(config, hub, metrics),
+        HealthRoutes(config, hub, metrics, client_version=client.version),
         RoomRoutes(config, hub),
         StandingRoutes(config, hub),
         games,
         transport,
     )
-    routes += page_routes(config.web_dir)
+    routes += page_routes(config.web_dir, client)
     # Counted by the protocol classes of guarded_protocols.uvicorn_options; rendered with the app's metrics.
     connections = ConnectionGuard(ConnectionLimits.from_config(config))
     metrics.count_connections(connections.stats)

@@ -107,10 +107,16 @@ class ServerConfig:
     ws_address_burst: float = 120.0
     http_rate_per_second: float = 20.0  # requests that change something (POST, PATCH)
     http_rate_burst: float = 200.0
-    # Reads (GET, and WebSocket handshakes): a page load is about 20 files, a family of six behind
-    # one router loads it six times.
+    # Reads (GET, and WebSocket handshakes) of the API: a lobby's polls, a table's sockets, a family
+    # of six behind one router.
     http_read_rate_per_second: float = 50.0
     http_read_burst: float = 300.0
+    # The client's own files (the pages, scripts, styles, languages, icons): a first visit asks for
+    # about 110 (the page's ~55 and the installed app's worker keeping the same ~55), a reload about
+    # as many (each revalidated, a 304 mostly); a family of six's first visits and a few reloads
+    # each. Each is one bounded file read, so the budget is wide.
+    client_file_rate_per_second: float = 200.0
+    client_file_burst: float = 2000.0
     # Listings (GET /api/rooms, /api/games): a lobby polls them every few seconds.
     listing_rate_per_second: float = 2.0
     listing_burst: float = 20.0

@@ -159,8 +159,11 @@ class SnapshotWriter:
             if left <= 0:
                 raise BackendUnavailable("the server cannot save right now; this is shown once it is saved")
             event = self._durable
+            # asyncio.timeout rather than wait_for: every move waits here, and wait_for makes a task
+            # for each wait.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), left)
+                async with asyncio.timeout(left):
+                    await event.wait()
 
     @property
     def games_archived(self) -> int:

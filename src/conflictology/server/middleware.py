@@ -31,11 +31,12 @@ def _header(scope: Scope, name: bytes) -> str | None:
 # Every response of the app carries these. The web client loads its scripts, styles and images
 # from files of its own origin (no inline script: the Chrome extension forbids them too) and talks
 # only to its own origin (its WebSocket named too: older browsers do not count ws: as 'self'); nobody
-# may frame it (clickjacking); a room code in the address never leaves in a Referer.
+# may frame it (clickjacking); a room code in the address never leaves in a Referer. The installed
+# app's worker (/sw.js) and manifest are the origin's own too (named, though default-src says it).
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'{sockets}; font-src 'self'; media-src 'self' data:; object-src 'none'; "
-    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    "worker-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"x-content-type-options", b"nosniff"),
@@ -58,11 +59,20 @@ def _csp(host: str | None) -> bytes:
 _LISTINGS = ("/api/rooms", "/api/games")
 
 # A finished game replayed move by move (each is built once, then cached): bounded like a listing.
-_REPLAYS = ("/replay", "/record.txt")
+_REPLAYS = ("/replay", "/record.txt", "/recap")
 
 
 def _heavy(path: str) -> bool:
     return path in _LISTINGS or (path.startswith("/api/games/") and path.endswith(_REPLAYS))
+
+
+# Everything the API, the sockets and the metrics do not answer is a file of the web client (or a
+# 404): the pages, scripts, styles, languages and icons a visit loads by the dozen.
+_NOT_FILES = ("/api/", "/ws/", "/metrics", "/healthz", "/readyz")
+
+
+def _client_file(path: str) -> bool:
+    return not path.startswith(_NOT_FILES)
 
 
 # Paths that name a room: a request for a room that does not exist is a guess at its code.
@@ -97,6 +107,7 @@ class GuardMiddleware:
         on = config.address_limits
         self.writes = RateLimits(config.http_rate_per_second if on else 0, config.http_rate_burst)
         self.reads = RateLimits(config.http_read_rate_per_second if on else 0, config.http_read_burst)
+        self.files = RateLimits(config.client_file_rate_per_second if on else 0, config.client_file_burst)
         # The room list and the recent games: a lobby polls them every few seconds at most.
         self.listings = RateLimits(config.listing_rate_per_second if on else 0, config.listing_burst)
         guess_rate = 1 / config.room_guess_seconds if on and config.room_guess_seconds > 0 else 0
@@ -161,6 +172,8 @@ class GuardMiddleware:
         path: str = scope.get("path", "")
         method = "GET" if kind == "websocket" else scope["method"]
         limits = self.reads if method in ("GET", "HEAD", "OPTIONS") else self.writes
+        if method in ("GET", "HEAD") and kind == "http" and _client_file(path):
+            limits = self.files
         if method == "GET" and _heavy(path):
             limits = self.listings if self.reads.take(address) else self.reads
         if not limits.take(address):

@@ -49,6 +49,9 @@ class RoomSettings(Struct, forbid_unknown_fields=True):
     standing: bool = False
     hold_seconds: HoldSeconds = 30.0
     pause_seconds: PauseSeconds = 300.0
+    # A practice game (Learn to play, docs/web.md "The coach"): set at creation only, never patched
+    # (SettingsPatch has no such field); it deals the practice deal (server/practice.py).
+    practice: bool = False
 
 
 class SettingsPatch(Struct, forbid_unknown_fields=True):
@@ -79,6 +82,8 @@ class CreateRoom(Struct, forbid_unknown_fields=True):
     name: Name
     options: dict[str, Any] | None = None
     settings: SettingsPatch | None = None
+    # Learn to play: a private practice room (server/practice.py); only here, never in a PATCH.
+    practice: bool = False
 
 
 class JoinRoom(Struct, forbid_unknown_fields=True):
@@ -110,6 +115,9 @@ class Kick(Struct, forbid_unknown_fields=True):
 
 class PatchRoom(Struct, forbid_unknown_fields=True):
     options: dict[str, Any] | None = None
+    # Only the options named change (null: back to the rules' own), the others stay: two quick edits
+    # from one lobby, each sent before the other's echo arrived, both hold (``options`` replaces all).
+    option_changes: dict[str, Any] | None = None
     # Another game for the next one at this table (lobby only).
     game: Annotated[str, Meta(min_length=1, max_length=40)] | None = None
     settings: SettingsPatch | None = None

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -91,8 +91,10 @@ class RoomChannels:
     async def close(self) -> None:
         self.following.clear()
         if self.pubsub is not None:
+            # Bound to a typed name: redis-py annotates aclose in some releases and not in others.
+            aclose: Callable[[], Awaitable[None]] = self.pubsub.aclose
             with contextlib.suppress(Exception):
-                await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+                await aclose()
 
     def cancel_refreshes(self) -> list[asyncio.Task[None]]:
         tasks = list(self.refreshing.values())

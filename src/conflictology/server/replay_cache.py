@@ -20,16 +20,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from conflictology import games, replay
+from conflictology import games, recap, replay
 from conflictology.server.lifecycle import RoomError
 
 REPLAY_BUDGET = 64 * 1024 * 1024  # every answer kept, in all
 REPLAY_MAX = 16 * 1024 * 1024  # one answer kept (a 2,000-decision Capitol game's replay is ~2 MB)
 MAX_BUILDS = 16  # different answers waiting for a build or being built, at once
 
-# What is built of a finished game: its step-by-step replay (``/replay``, and ``/record.txt``), or
-# the game as archived (``GET /api/games/{id}``, the JSON export).
-Kind = Literal["replay", "game"]
+# What is built of a finished game: its step-by-step replay (``/replay``, and ``/record.txt``), the
+# game as archived (``GET /api/games/{id}``, the JSON export), or its recap (``/recap``: the end
+# screen's cards).
+Kind = Literal["replay", "game", "recap"]
 
 # What a finished game's answer copies from its archived record.
 _RECORD_FIELDS = (
@@ -95,6 +96,8 @@ def build(kind: Kind, record: dict[str, Any]) -> Encoded:
         return encode(record)
     if kind == "game":
         return encode_game(record)
+    if kind == "recap":
+        return Encoded(_json(recap.build(record)))
     raise ValueError(f"no such answer: {kind!r}")
 
 

@@ -24,7 +24,7 @@ import msgspec
 
 from conflictology import bots, games
 from conflictology.engine import Action, Game, GameState, IllegalAction
-from conflictology.server import standings
+from conflictology.server import practice, standings
 from conflictology.server.clocks import Clocks
 from conflictology.server.lifecycle import RoomError, RoomStatus, Seat
 from conflictology.server.protocol import RoomSettings
@@ -240,9 +240,18 @@ class Room(Seats, Clocks, Snapshots):
             raise RoomError(400, "bad_options", str(exc)) from None
 
     def patch(
-        self, options: dict[str, Any] | None, settings: RoomSettings | None, game_name: str | None = None
+        self,
+        options: dict[str, Any] | None,
+        settings: RoomSettings | None,
+        game_name: str | None = None,
+        option_changes: dict[str, Any] | None = None,
     ) -> None:
         self._require_lobby()
+        if option_changes is not None:
+            if options is not None:
+                raise RoomError(400, "bad_options", "give options (all of them) or option_changes, not both")
+            options = {**(self.options if game_name in (None, self.game_name) else {}), **option_changes}
+            options = {key: value for key, value in options.items() if value is not None}
         if game_name is not None and game_name != self.game_name:
             # Another game at the same table (a standing room's evening goes on): its options start
             # from the defaults unless given, and every seat taken must fit it.
@@ -289,6 +298,8 @@ class Room(Seats, Clocks, Snapshots):
             )
         check_options_safe(self.options)
         check_file_options(game.name, self.options)
+        if seed is None and self.settings.practice:
+            seed = practice.deal_seed(self.game_name)
         try:
             state = game.new_game(players=n, seed=seed, options=self.options)
         except ValueError as exc:

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, Protocol
 
+from conflictology.server import practice
 from conflictology.server.backend import BackendUnavailable, RoomBackend
 from conflictology.server.botpool import BotPool, Share
 from conflictology.server.config import ServerConfig
@@ -241,8 +242,10 @@ class Scheduler:
         asked = self.clock.now()
         # Off the event loop, in a worker process (docs/bots.md, "On a server"); None when the
         # decision was cut at the time cap, its worker died or the bot failed (already logged).
+        # A practice game plays the same for the same choices (server/practice.py).
+        seed = practice.bot_seed(seq, seat) if room.settings.practice else self._rng.getrandbits(63)
         action = await self.bot_pool.decide(
-            room.game, level, seat, self._rng.getrandbits(63), view, legal, f"room {code} seat {seat}", share
+            room.game, level, seat, seed, view, legal, f"room {code} seat {seat}", share
         )
         if action is None:
             action = fallback

@@ -4,6 +4,7 @@ archive of finished games. SQLite by default; any SQLAlchemy URL (PostgreSQL via
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -56,13 +57,19 @@ def _encode(data: Any) -> str:
     return msgspec.json.encode(data).decode()
 
 
+def _room_row(snapshot: dict[str, Any]) -> tuple[Any, ...]:
+    """A snapshot as the upsert's parameters: code, version, status, updated, data."""
+    return snapshot["code"], snapshot["version"], snapshot["status"], snapshot["updated"], _encode(snapshot)
+
+
 def is_outage(exc: BaseException) -> bool:
     """The database did not take a write for a reason of its own, not of the rows': it does not
     answer (refused or dropped connections), or it answers but cannot write now (SQLite's file locked
     by another process past the busy timeout, a full disk). Such a write is tried again as it was."""
     if isinstance(exc, DBAPIError) and exc.connection_invalidated:
         return True
-    return isinstance(exc, OperationalError | InterfaceError)
+    # (sqlite3's own: the snapshots' writes go to the driver directly, see Store._save_direct)
+    return isinstance(exc, OperationalError | InterfaceError | sqlite3.OperationalError)
 
 
 def _game_row(record: dict[str, Any]) -> dict[str, Any]:
@@ -116,6 +123,12 @@ class Store:
                 "version = excluded.version, status = excluded.status, updated = excluded.updated, "
                 "data = excluded.data"
             )
+        # SQLite in a file: a batch of snapshots alone (the hub's writer, every few milliseconds while
+        # rooms change) goes to the driver directly on a connection kept for it. Through SQLAlchemy's
+        # transaction (a pool checkout with its pre-ping, the events, the commit) a batch of one
+        # snapshot cost 110-170 µs against 35 µs (benchmarks/server.md, 2026-12-04).
+        self._direct = self.local and parsed.database not in (None, "", ":memory:")
+        self._writer: Any = None
         try:
             metadata.create_all(self.engine)
         except DBAPIError:
@@ -125,6 +138,10 @@ class Store:
             metadata.create_all(self.engine)
 
     def close(self) -> None:
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()
+            self._writer = None
         if self.local:
             with contextlib.suppress(Exception):
                 self.checkpoint()
@@ -161,16 +178,35 @@ class Store:
         game's end and its archive are committed together or not at all."""
         if not snapshots and not records:
             return
+        if not records and self._direct and self._upsert is not None:
+            self._save_direct(snapshots, self._upsert)
+            return
         with self.engine.begin() as conn:
             self._save_rooms(conn, snapshots)
             self._archive_rows(conn, records or [])
+
+    def _save_direct(self, snapshots: list[dict[str, Any]], upsert: str) -> None:
+        """The snapshots in one transaction of the writer's own connection (SQLite in a file). A
+        write that fails is rolled back and its connection dropped: the next one starts afresh."""
+        if self._writer is None:
+            self._writer = self.engine.raw_connection()
+        conn = self._writer.driver_connection
+        try:
+            conn.executemany(upsert, [_room_row(s) for s in snapshots])
+            conn.commit()
+        except BaseException:
+            writer, self._writer = self._writer, None
+            with contextlib.suppress(Exception):
+                conn.rollback()
+            with contextlib.suppress(Exception):
+                writer.invalidate()
+            raise
 
     def _save_rooms(self, conn: Connection, snapshots: list[dict[str, Any]]) -> None:
         if not snapshots:
             return
         if self._upsert is not None:
-            values = [(s["code"], s["version"], s["status"], s["updated"], _encode(s)) for s in snapshots]
-            conn.exec_driver_sql(self._upsert, values)
+            conn.exec_driver_sql(self._upsert, [_room_row(s) for s in snapshots])
             return
         rows = [
             {

@@ -36,7 +36,7 @@ class OwnRedis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        deadline = time.time() + 15
+        deadline = time.time() + 60  # a loaded machine starts it slowly
         while True:
             try:
                 redis.Redis.from_url(self.url, socket_timeout=1).ping()

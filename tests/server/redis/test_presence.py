@@ -62,7 +62,7 @@ def test_a_seat_marked_away_elsewhere_while_its_player_is_here_is_given_back(
 
             asyncio.run(mark_away_elsewhere(redis_url, prefix, table.code, 1))
             p1.wait_for(lambda m: m["type"] == "state" and m["room"]["seats"][1].get("afk") is True)
-            deadline = time.time() + 10
+            deadline = time.time() + 60
             while seat_is_away(a.url, table.code, 1):
                 assert time.time() < deadline, "the seat was not given back to its connected player"
                 time.sleep(0.05)
@@ -79,7 +79,7 @@ def test_a_seat_marked_away_elsewhere_while_its_player_is_here_is_given_back(
             # Its player comes back through B: the seat is theirs again, and A (the owner, whose
             # grace periods mark seats away) counts it as connected.
             p0 = Player(b, table.code, table.tokens[0], 0)
-            deadline = time.time() + 10
+            deadline = time.time() + 60
             while True:
                 seat0 = httpx.get(f"{a.url}/api/rooms/{table.code}").json()["seats"][0]
                 if seat0["connected"] and not seat0.get("afk"):

@@ -147,10 +147,11 @@ class GameRoutes:
             )
         raise RoomError(404, "no_game", f"no game {wanted}")
 
-    async def _finished_replay(self, request: Request) -> Encoded:
-        """The step-by-step replay of a finished game the asker may read (``replay.build``), encoded."""
+    async def _finished_replay(self, request: Request, kind: Kind = "replay") -> Encoded:
+        """The step-by-step replay of a finished game the asker may read (``replay.build``), or its
+        recap (``recap.build``), encoded."""
         wanted = game_id(request)
-        finished = await self._finished(request, wanted, "replay")
+        finished = await self._finished(request, wanted, kind)
         if finished is None:
             found = await self.hub.backend.find_game(wanted)
             if found is not None and found.game_id == wanted:
@@ -162,6 +163,11 @@ class GameRoutes:
     async def get_replay(self, request: Request) -> Response:
         """A finished game step by step, every card face up (the replay viewer's data)."""
         return Response((await self._finished_replay(request)).json, media_type="application/json")
+
+    async def get_recap(self, request: Request) -> Response:
+        """A finished game's story for its end screen's cards (docs/protocol.md, "Recap")."""
+        encoded = await self._finished_replay(request, "recap")
+        return Response(encoded.json, media_type="application/json")
 
     async def get_record(self, request: Request) -> Response:
         """A finished game as a plain text record, to download."""

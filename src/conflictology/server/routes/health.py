@@ -23,8 +23,11 @@ from conflictology.server.rooms import MYSTERY, default_level, mystery_pool
 class HealthRoutes:
     """``/healthz``, ``/readyz``, ``/metrics`` and ``/api/info``."""
 
-    def __init__(self, config: ServerConfig, hub: Hub, metrics: Metrics) -> None:
+    def __init__(
+        self, config: ServerConfig, hub: Hub, metrics: Metrics, client_version: str | None = None
+    ) -> None:
         self.config = config
+        self.client_version = client_version
         self.hub = hub
         self.metrics = metrics
 
@@ -101,5 +104,8 @@ class HealthRoutes:
                 "public_url": self.config.public_url,
                 # The reactions a seated player may send ({"type": "react", "emoji": ...}).
                 "reactions": list(protocol.REACTIONS),
+                # The web client this process serves (null: none): a page loaded with another one
+                # reloads to take it (docs/web.md, "On the phone").
+                "client_version": self.client_version,
             }
         )

@@ -132,7 +132,7 @@ class RoomRoutes:
         def patch(r: Room) -> None:
             r.require_host(token)
             settings = body.settings.apply_to(r.settings) if body.settings is not None else None
-            r.patch(body.options, settings, body.game)
+            r.patch(body.options, settings, body.game, body.option_changes)
 
         room, _ = await self.hub.change(room_code(request), patch)
         return JSONResponse(self._info(room))

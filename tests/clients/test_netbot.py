@@ -1,0 +1,50 @@
+"""The network bot (`conflictology bot`, the client a bot writer starts from): an answer the server
+refused for its rate is sent again, so a bot on a busy address never leaves its seat waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conflictology.clients.netbot import run_bot
+from server_helpers import Server, make_table, start, thread_server
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    # One message a second per socket, a burst of two: every bot's answers are refused now and then.
+    with thread_server(tmp_path, ws_rate_per_second=1.0, ws_rate_burst=2.0) as srv:
+        yield srv
+
+
+def test_a_rate_limited_answer_is_sent_again_and_the_game_ends(server: Server) -> None:
+    table = make_table(server, "capitol", humans=1, settings={"timers": False})
+    results: list[Any] = []
+
+    def play(token: str | None, seed: int) -> None:
+        results.append(asyncio.run(run_bot(server.url, table.code, "random", token=token, seed=seed)))
+
+    threads = [threading.Thread(target=play, args=(table.host_token, 1))]
+    threads[0].start()
+    with server.http() as http:
+        # The second bot joins by itself (run_bot takes a seat), then the host starts.
+        threads.append(threading.Thread(target=play, args=(None, 2)))
+        threads[1].start()
+        for _ in range(600):
+            if len(http.get(f"/api/rooms/{table.code}").json()["seats"]) == 2:
+                break
+            threading.Event().wait(0.1)
+        else:
+            raise AssertionError("the second bot never sat down")
+    start(table)
+    for t in threads:
+        t.join(timeout=300)
+    assert len(results) == 2, "a bot did not finish its game"
+    assert all(r.winners for r in results) and results[0].winners == results[1].winners
+    # The limit did bite: some answers were refused and sent again.
+    assert sum(r.errors for r in results) > 0
