@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from playwright.sync_api import BrowserContext, Page, Playwright, ViewportSize, Worker, expect
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page, expect
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -67,7 +67,9 @@ class WebServer:
     proc: subprocess.Popen[bytes]
 
     def api(self) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=10)
+        # Patient: on a loaded machine (CI at load 30) a first replay or archive export, built in a
+        # process of its own, took more than 10 s to answer; a refused or wrong answer fails at once.
+        return httpx.Client(base_url=self.url, timeout=60)
 
 
 @contextlib.contextmanager
@@ -194,15 +196,23 @@ class Seen:
 CAPITOL_ROTATION = ("reporter", "police_investigate", "hacker", "police_swap", "mafia", "banker")
 
 
+_HAND_AND_BANNER = """(kind) => ({
+  hand: document.querySelectorAll(`.my-hand .card-btn.${kind}`).length,
+  banner: (document.querySelector('[data-testid=banner]') || {}).className || '',
+})"""
+
+
 def capitol_step(page: Page, seen: Seen) -> bool:
     """Make one decision on a Capitol page if the page asks for one; True if it clicked."""
     if is_over(page):
         return False
     for kind in ("lose", "return", "show"):
-        if page.locator(f".my-hand .card-btn.{kind}").count():
+        # The hand and the banner read in one go: the page may draw a new state between two reads.
+        shown = page.evaluate(_HAND_AND_BANNER, kind)
+        if shown["hand"]:
             seen.kinds.add(kind)
             if kind in ("lose", "show"):
-                assert "threat" in (page.locator("[data-testid=banner]").get_attribute("class") or "")
+                assert "threat" in shown["banner"], (kind, shown)
                 seen.threat_prompts += 1
             return _try_click(page, f".my-hand .card-btn.{kind}:enabled")
     if page.locator(".my-hand .card-btn.keep").count():
@@ -237,8 +247,15 @@ def capitol_step(page: Page, seen: Seen) -> bool:
     return False
 
 
-def conspiranoicos_step(page: Page, seen: Seen) -> bool:
-    """Make one decision on a Conspiranoicos page if the page asks for one; True if it clicked."""
+_PICKS_AND_BANNER = """() => ({
+  picks: document.querySelectorAll('.controls .table-choices .card-btn.pick').length,
+  banner: (document.querySelector('[data-testid=banner]') || {}).className || '',
+})"""
+
+
+def conspiranoicos_step(page: Page, seen: Seen, confirm_row: bool = True) -> bool:
+    """Make one decision on a Conspiranoicos page if the page asks for one; True if it clicked.
+    ``confirm_row`` false: a row to arrange is left to the caller."""
     if is_over(page):
         return False
     if page.locator(".countdown").count():
@@ -249,15 +266,16 @@ def conspiranoicos_step(page: Page, seen: Seen) -> bool:
     if page.locator("[data-k=send-zone]").count():
         if page.locator("[data-k=send-zone]:enabled").count():
             return _try_click(page, "[data-k=send-zone]")
-        return _try_click(page, ".table-area .card-btn.pick:enabled")
-    if page.locator(".table-area .card-btn.pick").count():
-        assert "threat" in (page.locator("[data-testid=banner]").get_attribute("class") or "")
+        return _try_click(page, ".controls .card-btn.pick:enabled")
+    picks = page.evaluate(_PICKS_AND_BANNER)
+    if picks["picks"]:
+        assert "threat" in picks["banner"], picks
         seen.threat_prompts += 1
-        return _try_click(page, ".table-area .card-btn.pick:enabled")
+        return _try_click(page, ".controls .card-btn.pick:enabled")
     if _try_click(page, "[data-k=act-pass]"):
         return True
     # Sort Evidence: the whole row is arranged, then confirmed (its cards then go down one by one).
-    return _try_click(page, "[data-k=row-confirm]:enabled")
+    return confirm_row and _try_click(page, "[data-k=row-confirm]:enabled")
 
 
 def play_until_over(
@@ -348,8 +366,12 @@ TABLE_FIT = """() => {
     turn: p.classList.contains('turn') ? inside(p.querySelector('.turn-tag')) : null,
   }));
   const answers = [...document.querySelectorAll('[data-k^=act-]')].filter((b) => b.offsetParent !== null);
+  // One's own cards inside the window, top to bottom too, wherever the page opens (issues 26, 29).
+  const cards = [...document.querySelectorAll('.my-hand .card-art')];
+  const seen = cards.length > 0 && cards.every((el) => { const r = el.getBoundingClientRect();
+    return r.top >= -1 && r.bottom <= window.innerHeight + 1; });
   return { panels, me: inside(document.querySelector('.me-area')),
-    hand: inside(document.querySelector('.my-hand')),
+    hand: inside(document.querySelector('.my-hand')), handInView: seen,
     answers: answers.map(inside), width: w,
     scroll: document.documentElement.scrollWidth - w,
     money: document.querySelector('.me-area') ? document.querySelector('.me-area').textContent : '' };
@@ -361,7 +383,9 @@ def table_fit(page: Page, opponents: int) -> dict[str, Any]:
     it stands after a few tries (the caller's assertions then say what is wrong)."""
     got: dict[str, Any] = page.evaluate(TABLE_FIT)
     for _ in range(10):
-        if len(got["panels"]) == opponents and got["scroll"] <= 0:
+        # (A resize or a state drawn just then settles within a frame or two; a hand truly out of
+        # the window stays out, and the caller's assertions say so.)
+        if len(got["panels"]) == opponents and got["scroll"] <= 0 and got["handInView"]:
             break
         page.wait_for_timeout(200)
         got = page.evaluate(TABLE_FIT)
@@ -370,11 +394,11 @@ def table_fit(page: Page, opponents: int) -> dict[str, Any]:
 
 def assert_table_fits(got: dict[str, Any], opponents: int) -> None:
     """Every seat's name, money, cards and turn marker inside the width, one's own hand and answers
-    too, and no sideways scroll."""
+    too (the hand's cards inside the window's height as well), and no sideways scroll."""
     where = got["width"]
     assert len(got["panels"]) == opponents, (where, got)
     assert got["scroll"] <= 0, (where, got)
-    assert got["me"] and got["hand"], (where, got)
+    assert got["me"] and got["hand"] and got["handInView"], (where, got)
     assert all(got["answers"]), (where, got)
     for panel in got["panels"]:
         assert panel["name"] and panel["money"] and panel["cards"], (where, panel)
@@ -384,7 +408,7 @@ def assert_table_fits(got: dict[str, Any], opponents: int) -> None:
 # A decision about one's own cards: its card buttons and the buttons that go with them, measured with
 # the page at its top (as it opens): those outside the window, by data-k.
 OWN_CARDS_OFF_SCREEN = """() => { window.scrollTo(0, 0);
-  return [...document.querySelectorAll('.my-hand .card-btn, .me-area .controls button')].filter((el) => {
+  return [...document.querySelectorAll('.my-hand .card-btn, .dock .controls button')].filter((el) => {
     const r = el.getBoundingClientRect();
     return r.width === 0 || r.top < 0 || r.left < 0 || r.bottom > window.innerHeight + 0.5
       || r.right > window.innerWidth + 0.5;
@@ -397,3 +421,95 @@ def own_card_choice(page: Page) -> str | None:
         if page.locator(f".my-hand .card-btn.{kind}").count():
             return kind
     return None
+
+
+# ---- the table screen drawn from engine views, without a server game (layout and language tests) ----
+
+# A page of the client's own stylesheets and the elements app.js expects, served by page.route.
+TABLE_HARNESS = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/style.css"><link rel="stylesheet" href="/beside.css">
+<link rel="stylesheet" href="/motion.css"></head>
+<body><div id="app"></div><div id="toast" class="toast" role="alert" hidden></div>
+<div id="live" class="sr-only" aria-live="polite"></div><dialog id="rules" class="rules"></dialog>
+</body></html>"""
+
+# Draws the table screen as app.js does (the header and <main>) from a state message and a room;
+# `openDetails` opens every <details> (so a check reads the texts folded inside them); `recap`, if
+# given, is what GET /api/games/{id}/recap answers for the room's game_id (the end's recap cards).
+DRAW_TABLE = """async ({msg, room, lang, ui, openDetails, recap}) => {
+  const i18n = await import('/js/i18n.js');
+  i18n.setLang(lang);
+  const { initialState } = await import('/js/store.js');
+  const frame = await import('/js/frame.js');
+  const { h } = await import('/js/dom.js');
+  const table = await import('/js/screens/table.js');
+  const capitol = await import('/js/capitol.js');
+  const conspiranoicos = await import('/js/conspiranoicos.js');
+  let state = { ...initialState(), screen: 'table', code: 'ABCD', token: 't', seat: 0, room, msg, ui,
+    connStatus: 'open' };
+  const root = document.getElementById('app');
+  const app = {
+    get state() { return state; }, tables: { capitol, conspiranoicos }, lang: i18n.lang,
+    update: (patch) => { state = { ...state, ...patch }; draw(); }, render: () => draw(),
+    act: () => {}, send: () => {}, hostCall: () => {}, goHome: () => {}, standings: () => null,
+    savedName: () => null, createRoom: () => {},
+    api: { request: async () => {
+      if (recap) return recap;
+      throw Object.assign(new Error('no recap'), { status: 403 });
+    } },
+  };
+  function draw() {
+    const main = h('main', { id: 'main', class: 'screen-table' }, table.render(app));
+    root.replaceChildren(frame.header(app), main);
+    if (openDetails) for (const d of root.querySelectorAll('details')) d.open = true;
+  }
+  draw();
+  document.body.dataset.screen = 'table';
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return true;
+}"""
+
+
+def open_table_harness(page: Page, server: WebServer) -> None:
+    """Opens TABLE_HARNESS at ``/harness`` of the server's origin (its modules are the server's)."""
+    page.route(
+        f"{server.url}/harness", lambda route: route.fulfill(body=TABLE_HARNESS, content_type="text/html")
+    )
+    page.goto(f"{server.url}/harness")
+
+
+# ---- the built extension (its side panel is the client's page at chrome-extension://ID/sidepanel.html) ----
+
+
+@dataclass
+class LoadedExtension:
+    context: BrowserContext  # a persistent profile of its own: close it when done
+    worker: Worker  # the extension's service worker (background.js)
+    id: str
+    directory: Path  # the unpacked build
+
+    @property
+    def origin(self) -> str:
+        return f"chrome-extension://{self.id}"
+
+
+def load_extension(
+    playwright: Playwright, server: WebServer, tmp: Path, viewport: ViewportSize, locale: str = "en-US"
+) -> LoadedExtension:
+    """The extension built for ``server`` (in ``tmp``) loaded in a Chromium profile of its own (in
+    ``tmp`` too); the caller closes its context."""
+    from conflictology.extension import build  # (imported here: most browser tests never build it)
+
+    ext_dir = tmp / "extension"
+    build(server.url, ext_dir, make_zip=False)
+    ctx = playwright.chromium.launch_persistent_context(
+        str(tmp / "profile"),
+        executable_path=CHROMIUM,
+        headless=True,
+        args=[*CHROMIUM_ARGS, f"--disable-extensions-except={ext_dir}", f"--load-extension={ext_dir}"],
+        viewport=viewport,
+        locale=locale,
+    )
+    sw = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker")
+    return LoadedExtension(ctx, sw, sw.url.split("/")[2], ext_dir)

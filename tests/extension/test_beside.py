@@ -18,19 +18,17 @@ import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect
 
 from browser_helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     Seen,
     WebServer,
     capitol_step,
     create_room,
     is_over,
     join_by_link,
+    load_extension,
     run_server,
     shot,
     watch_errors,
 )
-from conflictology.extension import build
 
 pytestmark = pytest.mark.browser
 
@@ -57,24 +55,15 @@ def _poll(read: object, want: object, timeout: float = 6.0) -> bool:
 def test_the_side_panel_plays_a_bot_with_badge_and_notifications(
     playwright: Playwright, server: WebServer, tmp_path: Path
 ) -> None:
-    ext_dir = tmp_path / "extension"
-    build(server.url, ext_dir, make_zip=False)
-    manifest = json.loads((ext_dir / "manifest.json").read_text())
-    assert manifest["side_panel"] == {"default_path": "sidepanel.html"}
-    assert {"sidePanel", "notifications"} <= set(manifest["permissions"])
-    # The toolbar icon opens the side panel, not a popup (which closes at the first click outside).
-    assert "default_popup" not in manifest["action"]
-    assert (ext_dir / "sidepanel.html").is_file()
-    ctx = playwright.chromium.launch_persistent_context(
-        str(tmp_path / "profile"),
-        executable_path=CHROMIUM,
-        headless=True,
-        args=[*CHROMIUM_ARGS, f"--disable-extensions-except={ext_dir}", f"--load-extension={ext_dir}"],
-        viewport={"width": 380, "height": 760},  # the side panel's narrow column
-    )
+    ext = load_extension(playwright, server, tmp_path, {"width": 380, "height": 760})  # the panel's column
+    ctx, sw, ext_id = ext.context, ext.worker, ext.id
     try:
-        sw = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker")
-        ext_id = sw.url.split("/")[2]
+        manifest = json.loads((ext.directory / "manifest.json").read_text())
+        assert manifest["side_panel"] == {"default_path": "sidepanel.html"}
+        assert {"sidePanel", "notifications"} <= set(manifest["permissions"])
+        # The toolbar icon opens the side panel, not a popup (which closes at the first click outside).
+        assert "default_popup" not in manifest["action"]
+        assert (ext.directory / "sidepanel.html").is_file()
         # Every text the worker puts on the badge, in order: a badge cleared for a moment (a bot
         # answering at once) is in it however late the test looks (fixed windows missed it once).
         sw.evaluate(

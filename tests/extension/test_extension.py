@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Playwright, expect
 from typer.testing import CliRunner
 
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS, WebServer, join_by_link, run_server, shot
+from browser_helpers import WebServer, join_by_link, load_extension, run_server, shot
 from conflictology.cli import app
 from conflictology.extension import build, check_no_inline_scripts, icon_png, normalize_server
 
@@ -42,6 +42,9 @@ def test_build_writes_an_mv3_extension_and_a_zip(tmp_path: Path) -> None:
     pages = ("sidepanel.html", "popup.html", "options.html", "background.js", "js/app.js", "vendor/qrcode.js")
     for page in pages:
         assert (out / page).is_file(), page
+    # The installed web app's worker stays out; the client inside compares no version with the server.
+    assert not (out / "sw.js").exists()
+    assert "export const CLIENT_VERSION = null;" in (out / "js" / "version.js").read_text()
     with zipfile.ZipFile(zip_path) as zf:
         names = set(zf.namelist())
     assert {"manifest.json", "popup.html", "options.html", "background.js", "js/app.js"} <= names
@@ -95,18 +98,9 @@ def test_cli_command(tmp_path: Path) -> None:
 def test_extension_popup_creates_a_room_a_page_joins(
     playwright: Playwright, browser: Browser, server: WebServer, tmp_path: Path
 ) -> None:
-    ext_dir = tmp_path / "extension"
-    build(server.url, ext_dir, make_zip=False)
-    ctx = playwright.chromium.launch_persistent_context(
-        str(tmp_path / "profile"),
-        executable_path=CHROMIUM,
-        headless=True,
-        args=[*CHROMIUM_ARGS, f"--disable-extensions-except={ext_dir}", f"--load-extension={ext_dir}"],
-        viewport={"width": 420, "height": 600},
-    )
+    ext = load_extension(playwright, server, tmp_path, {"width": 420, "height": 600})
+    ctx, sw, ext_id = ext.context, ext.worker, ext.id
     try:
-        sw = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker")
-        ext_id = sw.url.split("/")[2]
         popup = ctx.new_page()
         errors: list[str] = []
         popup.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -176,6 +170,10 @@ def test_extension_popup_creates_a_room_a_page_joins(
         expect(options.locator("#server")).to_have_value("https://play.example.org")
         stored = options.evaluate("chrome.storage.sync.get('server')")
         assert stored == {"server": "https://play.example.org"}
+        # No page of the extension registered the web app's worker: background.js is its only one.
+        assert [w.url for w in ctx.service_workers] == [sw.url]
+        scripts = "navigator.serviceWorker.getRegistrations().then((rs) => rs.map((r) => r.active.scriptURL))"
+        assert popup.evaluate(scripts) == [sw.url]
         assert errors == [], errors
     finally:
         ctx.close()

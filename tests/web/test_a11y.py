@@ -40,7 +40,12 @@ def axe(page: Page) -> list[dict[str, Any]]:
     """axe-core's serious and critical violations on the page as it is now."""
     if not page.evaluate("!!window.axe"):
         page.add_script_tag(path=str(AXE))
+    # A colour measured halfway through a fade is not the colour the page settles on: the finite
+    # animations (the recap's hands turning over, a coin flying) end first.
     result = page.evaluate("""async () => {
+      const ending = document.getAnimations().filter(
+        (a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+      await Promise.all(ending.map((a) => a.finished.catch(() => null)));
       const r = await axe.run(document, { resultTypes: ['violations'] });
       const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       return bad.map((v) => ({ id: v.id, impact: v.impact,
@@ -88,13 +93,14 @@ def test_home_lobby_rules_and_join_pages(browser: Browser, server: WebServer) ->
 
 
 def test_both_tables_and_both_end_screens(browser: Browser, server: WebServer) -> None:
-    capitol = api_room(server, "capitol", ["Ana", "Ben", "Cat", "Dan"])
+    # Public rooms: their spectators read the end's recap cards too (a private room's are its players').
+    capitol = api_room(server, "capitol", ["Ana", "Ben", "Cat", "Dan"], public=True)
     with server.api() as http:
         auth = {"Authorization": f"Bearer {capitol['tokens'][0]}"}
         http.patch(f"/api/rooms/{capitol['code']}", json={"options": {"first_player": 0}}, headers=auth)
     api_start(server, capitol)
     api_leave(server, capitol, 3)  # an "away" tag on the table
-    consp = api_room(server, "conspiranoicos", ["Ana", "Ben"])
+    consp = api_room(server, "conspiranoicos", ["Ana", "Ben"], public=True)
     api_start(server, consp)
     for lang in ("en", "es"):
         for size in (PHONE, LAPTOP):
@@ -130,8 +136,23 @@ def test_both_tables_and_both_end_screens(browser: Browser, server: WebServer) -
                 page = new_page(browser, size)
                 page.goto(f"{server.url}/?room={room['code']}&watch=1&lang={lang}")
                 page.wait_for_selector("[data-testid=end]", timeout=60_000)
+                page.wait_for_selector("[data-testid=recap] .recap-card", timeout=60_000)
                 check(page, f"{what} end {lang} {size['width']}")
                 page.context.close()
+
+
+def test_learn_to_play_and_its_coach(browser: Browser, server: WebServer) -> None:
+    """A practice table of each game with the coach's lesson (Learn to play), in both sizes."""
+    for lang in ("en", "es"):
+        for size in (PHONE, LAPTOP):
+            page = new_page(browser, size)
+            for game in ("capitol", "conspiranoicos"):
+                page.goto(f"{server.url}/?lang={lang}")
+                page.locator(f"[data-k=game-{game}]").check(force=True)
+                page.click("[data-k=learn]")
+                page.wait_for_selector("[data-testid=coach][data-lesson]:not([data-lesson=''])")
+                check(page, f"{game} practice {lang} {size['width']}")
+            page.context.close()
 
 
 def test_the_contrast_check_catches_what_the_issue_reported(browser: Browser, server: WebServer) -> None:

@@ -13,6 +13,7 @@ from playwright.sync_api import Browser
 from websockets.sync.client import connect
 
 from browser_helpers import WebServer, api_room, api_start, open_seat, run_server, watch_errors
+from server_helpers import eventually
 
 pytestmark = pytest.mark.browser
 
@@ -41,10 +42,25 @@ def test_a_seven_seat_room_set_to_five_copies_deals_thirty_cards(browser: Browse
     page.wait_for_function("() => document.querySelector('[data-k=opt-copies]').value === '5'")
     page.locator("[data-k=opt-stalemate_turns]").select_option("20")
     page.wait_for_function("() => document.querySelector('[data-k=opt-stalemate_turns]').value === '20'")
-    assert room_options(server, room["code"]) == {"copies": 5, "stalemate_turns": 20}
+    # The page sends each choice to the server as it is made: what the room holds is read until then.
+    want_both = {"copies": 5, "stalemate_turns": 20}
+    eventually(lambda: room_options(server, room["code"]), lambda got: got == want_both)
     page.locator("[data-k=opt-stalemate_turns]").select_option("")  # back to the rule's own 40
     page.wait_for_function("() => document.querySelector('[data-k=opt-stalemate_turns]').value === ''")
-    assert room_options(server, room["code"]) == {"copies": 5}
+    eventually(lambda: room_options(server, room["code"]), lambda got: got == {"copies": 5})
+    # Two choices made at once, before either's echo can arrive (one task of the page): both hold.
+    page.evaluate("""() => {
+      for (const [key, value] of [['copies', '3'], ['stalemate_turns', '80']]) {
+        const select = document.querySelector(`[data-k=opt-${key}]`);
+        select.value = value;
+        select.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+    }""")
+    want_both = {"copies": 3, "stalemate_turns": 80}
+    eventually(lambda: room_options(server, room["code"]), lambda got: got == want_both)
+    page.locator("[data-k=opt-copies]").select_option("5")
+    page.locator("[data-k=opt-stalemate_turns]").select_option("")
+    eventually(lambda: room_options(server, room["code"]), lambda got: got == {"copies": 5})
     assert errors == [], errors
     page.context.close()
 

@@ -207,12 +207,14 @@ def test_phone_layout_spanish_reconnect_and_spectator(
     shot(phone, "capitol-phone-es", tmp_path)
 
     # The language switch turns the whole UI to English and back.
+    phone.click("[data-k=lang]")
     phone.click("[data-k=lang-en]")
     expect(phone.locator("[data-k=rules]")).to_have_text("Rules")
     phone.click("[data-k=rules]")
     expect(phone.locator("dialog.rules")).to_be_visible()
     expect(phone.locator("dialog.rules h2")).to_have_text("Capitol")
     phone.keyboard.press("Escape")
+    phone.click("[data-k=lang]")
     phone.click("[data-k=lang-es]")
     expect(phone.locator("[data-k=rules]")).to_have_text("Reglas")
 
@@ -371,18 +373,30 @@ def test_lobby_seat_follows_the_servers_you_even_with_twin_names(browser: Browse
 
 
 def test_i18n_files_have_the_same_keys(page: Page, server: WebServer) -> None:
+    """Every language the client offers (js/i18n.js LANGUAGES, all eight) has every key of en.js and
+    none of its own, and a rules sheet of the same sections and items."""
     page.goto(server.url + "/")
-    missing = page.evaluate(
+    got = page.evaluate(
         """async () => {
-          const en = (await import('/i18n/en.js')).default;
-          const es = (await import('/i18n/es.js')).default;
+          const { LANGUAGES } = await import('/js/i18n.js');
+          const en = LANGUAGES.en;
           const keys = (o, p = '') => Object.entries(o).flatMap(([k, v]) =>
             v && typeof v === 'object' && !Array.isArray(v) ? keys(v, p + k + '.') : [p + k]);
-          const a = new Set(keys(en)), b = new Set(keys(es));
-          return { onlyEn: [...a].filter(k => !b.has(k)), onlyEs: [...b].filter(k => !a.has(k)) };
+          const shape = (d) => ['capitol', 'conspiranoicos']
+            .map((g) => d.rules[g].map((s) => s.items.length).join());
+          const a = new Set(keys(en));
+          const out = {};
+          for (const [code, dict] of Object.entries(LANGUAGES)) {
+            const b = new Set(keys(dict));
+            out[code] = { missing: [...a].filter((k) => !b.has(k)), extra: [...b].filter((k) => !a.has(k)),
+              rules: shape(dict).join('|') === shape(en).join('|') };
+          }
+          return out;
         }"""
     )
-    assert missing == {"onlyEn": [], "onlyEs": []}
+    assert sorted(got) == ["de", "en", "es", "fr", "it", "pl", "pt", "tr"]
+    for code, found in got.items():
+        assert found == {"missing": [], "extra": [], "rules": True}, (code, found)
 
 
 def test_bad_code_and_errors_are_shown(page: Page, server: WebServer) -> None:

@@ -60,7 +60,9 @@ def build(server: str, out: Path, *, make_zip: bool = True) -> Path:
         if not (out / "manifest.json").is_file() and any(out.iterdir()):
             raise ValueError(f"{out} exists and is not an extension directory; choose an empty one")
         shutil.rmtree(out)
-    shutil.copytree(WEB_DIR, out, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    # The installed web app's worker (sw.js) has no place in an extension, whose pages never
+    # register it (js/install.js): the browser's store updates them.
+    shutil.copytree(WEB_DIR, out, ignore=shutil.ignore_patterns("__pycache__", "*.py", "sw.js"))
     for item in TEMPLATE_DIR.iterdir():
         if item.is_file():
             shutil.copy2(item, out / item.name)

@@ -1,13 +1,13 @@
 // The options page: which Conflictology server the popup talks to (kept in chrome.storage.sync).
 import { DEFAULT_SERVER } from './js/config.js';
-import { setLang, lang, t } from './js/i18n.js';
+import { setLang, lang, langTag, t } from './js/i18n.js';
 
 const form = document.getElementById('options');
 const input = document.getElementById('server');
 const saved = document.getElementById('saved');
 
 function texts() {
-  document.documentElement.lang = lang();
+  document.documentElement.lang = langTag();
   document.getElementById('title').textContent = t('ext.optionsTitle');
   document.getElementById('label').textContent = t('ext.serverUrl');
   document.getElementById('help').textContent = t('ext.serverHelp', { url: DEFAULT_SERVER });

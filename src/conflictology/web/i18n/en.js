@@ -1,13 +1,13 @@
 // Every English string of the client. Keys mirror es.js; {name} marks a placeholder.
 export default {
-  meta: { short: 'EN', name: 'English' },
+  meta: { short: 'EN', name: 'English', tag: 'en' },
   common: {
-    seat: 'Seat {n}', you: 'you', youSubject: 'You', youObject: 'you', language: 'Language', home: 'Home', rules: 'Rules',
+    seat: 'Seat {n}', you: 'you', youSubject: 'You', youObject: 'you', language: 'Language', languageIs: 'Language: {name}', home: 'Home', rules: 'Rules',
     close: 'Close', cancel: 'Cancel', on: 'on', off: 'off', none: 'none', timeLeft: 'Time left',
     away: 'away: a bot plays',
     dropped: 'offline', droppedFor: 'offline · bot in', droppedLabel: 'Offline: a bot plays for them when this runs out',
     bot: 'Bot {n}', botWho: 'Bot {n} · {who}', mysteryBot: 'Mystery bot {n}', mysteryBotWho: 'Mystery bot {n} · {who}',
-    yourMove: 'Your move', log: 'Game log', skip: 'Skip to the game',
+    yourHand: 'Your hand', yourMove: 'Your move', log: 'Game log', skip: 'Skip to the game',
   },
   status: {
     connecting: 'Connecting…', online: 'Online', watching: 'Watching', reconnecting: 'Reconnecting…',
@@ -90,6 +90,32 @@ export default {
     sharedYou: 'A shared victory: you win together!', youWin: 'You win!', winners: '{names} won',
     rematch: 'Rematch', waitRematch: 'The host can start a rematch.', newRoom: 'New room',
   },
+  // The recap cards at a game's end (js/recap.js).
+  recap: {
+    title: 'The story of the game',
+    hands: 'The hands',
+    rows: 'The rows',
+    decisive: 'The decisive moment',
+    chance: '{names}: chance to win {before}% → {after}%',
+    step: 'Move {n} of {of}',
+    swing: 'The biggest money swing',
+    bluffs: 'Bluffs and challenges',
+    colGroup: { bluffs: 'Bluffs', challenges: 'Challenges' },
+    colPair: { bluffs: 'told (caught)', challenges: 'won – lost' },
+    bluffLine: ({ bluffs, caught, won, lost }) => `${bluffs} ${bluffs === 1 ? 'bluff' : 'bluffs'} told (${caught} caught), ${won} ${won === 1 ? 'challenge' : 'challenges'} won, ${lost} lost`,
+    decidingRound: 'The round that decided it',
+    roundCol: 'Round',
+    fromRound: 'From round {n} on, {name} had the stronger evidence.',
+    inSorting: '{name} pulled ahead in Sort Evidence.',
+    criteria: 'Criteria won',
+    finalWon: '{name} won the Final Challenge.',
+    finalNobody: 'Nobody won the Final Challenge.',
+    sharePicture: 'Share as a picture',
+    shareText: 'Share as text',
+    copied: 'Recap copied',
+    copyFailed: 'Could not share the recap',
+    headline: '{game}: {names} won',
+  },
   ext: {
     openTab: 'Open in a tab', options: 'Server', optionsTitle: 'Conflictology: server', serverUrl: 'Server URL',
     serverHelp: 'The Conflictology server this extension plays on (default: {url}).', save: 'Save', reset: 'Reset',
@@ -115,6 +141,13 @@ export default {
   pip: {
     open: '▣ Mini-table', close: '▣ Close mini-table',
     hint: 'Your cards and answers in a small window over the video call',
+  },
+  // Motion at the table (js/motion.js): the latest-event strip, the plaques, the switch.
+  motion: {
+    latest: 'Latest', claims: 'claims {role}', blocks: 'blocks as {role}', shown: 'shows {role} ✓',
+    cardsIn: '+{n}', cardsOut: '−{n}',
+    turnOff: 'Motion on: turn it off', turnOn: 'Motion off: turn it on',
+    reduced: 'Motion off: your system asks for reduced motion',
   },
 
   // The replay viewer (js/replay.js) and the standing table (js/standings.js).
@@ -216,7 +249,7 @@ export default {
     },
     players: 'Players', centre: 'Treasury and deck', treasury: 'Treasury', deck: 'Deck', deckCount: '{n} in the deck',
     money: '${n}M', cardsLeft: ({ n }) => (n === 1 ? '1 face-down card' : `${n} face-down cards`), theirTurn: 'their turn', eliminated: 'eliminated', turnTag: 'turn',
-    faceDown: 'a face-down card', yourHand: 'Your influence', lostCard: 'lost', shownYou: 'They showed you: {card}.',
+    faceDown: 'a face-down card', lostCard: 'lost', shownYou: 'They showed you: {card}.',
     cardAction: { lose: 'Lose your {card}', return: 'Return your {card} to the deck', show: 'Show your {card}', keep: 'Keep {card}' },
     cardVerb: { lose: 'Lose this', return: 'Return this', show: 'Show this', keep: 'Keep?' },
     kept: 'Kept', pickCard: 'Choose one of your cards.',
@@ -446,5 +479,71 @@ export default {
     ranOut: '{names}: time ran out, so the game chose for them.',
     ranOutYou: 'Your time ran out, so the game chose for you.',
     mark: 'time ran out',
+  },
+  // Keyboard play (issue 26): each decision's key, a letter of its button's word in this language
+  // (js/keys.js; two alike among the buttons shown at once fall back to digits), and the caps of Enter
+  // and Escape.
+  keys: {
+    capitol: {
+      income: 'I', foreign_aid: 'F', scandal: 'S', banker: 'B', mafia: 'M', hacker: 'H', reporter: 'R',
+      police_investigate: 'P', police_swap: 'W', challenge: 'C', block: 'B', pass: 'P', acceptBlock: 'A',
+      let_keep: 'K', force_redraw: 'F',
+    },
+    conspiranoicos: { pyramid: 'P', zone: 'Z', noSwap: 'N' },
+    cap: { enter: '↵', escape: 'Esc' },
+  },
+  // The installed app (js/install.js): the home screen opened with no server to answer.
+  pwa: {
+    offline: 'No connection to the server: the games appear when it answers. The rules are under Rules.',
+  },
+  // The coach of a practice game (js/coach.js): each lesson in the rulebook's words
+  // (docs/rules/capitol.md, docs/rules/conspiranoicos.md).
+  coach: {
+    label: 'Coach',
+    learn: 'Learn to play',
+    learnAbout: 'A private practice game against bots, with a coach that explains each situation the first time it arises.',
+    ok: 'Got it', skip: 'Skip the coach', resume: 'Resume the coach',
+    off: 'The coach is off.',
+    watching: 'The coach will speak up when something new happens.',
+    you: 'Player',
+    done: 'You have seen every lesson. Ready for a real game?',
+    again: 'Practice again, or play a real game?',
+    real: 'Play a real game',
+    capitol: {
+      titles: {
+        income: 'Income and the Treasury', claim: 'A claim', challenge: 'Challenging and being challenged',
+        block: 'A block, and accepting it', lose: 'Losing an influence', hacker: 'The Hacker: double losses and the false Judge',
+        police: 'Police: investigate or swap', reporter: 'The Reporter’s exchange', scandal: 'The Scandal, and when it is forced',
+      },
+      income: 'On your turn you take exactly one action. Income: take $1M from the Treasury; it cannot be challenged or blocked. The Treasury holds $50M in all, players’ money included: money only moves between the Treasury and the purses.',
+      claim: 'You may claim any character, whether you hold it or not: Banker takes $3M, Mafia steals up to $2M, Hacker ($3M) makes the target lose an influence, Reporter exchanges cards, Police investigates or swaps. Your two face-down cards are your influence; the last player with any face-down card wins.',
+      challenge: 'When a character is claimed, every other player may challenge or pass. The challenged player reveals the card if they hold it: a bluff loses an influence and the action fails; if the card is there, the challenger loses an influence, and the revealed card is shuffled back and replaced.',
+      block: 'Foreign Aid can be blocked by anyone claiming the Banker; a Hacker by its target claiming the Judge. The acting player answers a block: pass accepts it (the action is not executed, and the blocker shuffles a card of their choice back and draws one), challenge questions it.',
+      lose: 'The player who loses an influence chooses which card; it is turned face up and stays there, visible to all, for the rest of the game. A player with no face-down card is out; their money returns to the Treasury.',
+      hacker: 'A Hacker costs $3M, paid when announced and never refunded. The target of a Hacker who challenges it and is wrong loses two influences: one for the challenge, then the hack, with no chance to block. A target who blocks with a false Judge and is challenged also loses two.',
+      police: 'Police: investigate — the target shows you one face-down card; you let them keep it or force a redraw. Police: swap — draw 1 card, keep your hand or swap one of your face-down cards for it; the remaining card is shuffled back. Neither can be blocked.',
+      reporter: 'Reporter: draw 2 cards from the deck. From your face-down cards and the two drawn, keep as many as you held face down; the rest go back into the deck, which is shuffled.',
+      scandal: 'Scandal: pay $7M and the target loses an influence; it cannot be challenged or blocked. A player who starts their turn with $10M or more must launch a Scandal.',
+    },
+    conspiranoicos: {
+      titles: {
+        challengeCard: 'The challenge card, and who chooses first', send: 'The Pyramid or your scoring zone', tie: 'Ties',
+        final: 'The Final Challenge', specials: 'Abduction and Gnome Revelation', row: 'Arranging your evidence',
+        scoreFinal: 'Scoring: the Final Challenge', scoreSequence: 'Scoring: the sequence', scoreRun: 'Scoring: the symbol run',
+        scoreTriple: 'Scoring: the Pyramid triple', scorePairs: 'Scoring: pairs', scoreMajority: 'Scoring: the majority',
+      },
+      challengeCard: 'Each round the top card of the challenge deck is turned face up; its condition decides the round. Both players pick a card from their hand at the same time; a submitted card cannot be taken back. The winner of the round chooses first.',
+      send: 'Winner sends, loser keeps: the winner takes any one of the three cards and sends it face down to the Pyramid or to their own scoring zone. The loser takes one of the two left for their own zone. The last card goes wherever the winner did not send theirs.',
+      tie: 'Equal, or both or neither meet the condition: the card closer to the challenge card’s value wins. Still equal: the three cards are placed at random — one to the Pyramid, one to each scoring zone — and nobody chooses.',
+      final: 'Round 6 is the Final Challenge: the set-aside card stays face down while the plays are chosen. Its printed challenge is ignored: the card closer to its value wins the round and the Final Challenge point.',
+      specials: 'Abduction: its holder may look at the face-down Pyramid cards and swap Abduction for one of them. Gnome Revelation: its holder may swap it for a face-up Pyramid card, where it counts as a Gnome (G) symbol. Or pass.',
+      row: 'Sort Evidence: take the six cards of your scoring zone into hand and sort them freely into your row, read left to right; once you confirm it, it stays, and both rows are revealed together. Your row is scored against what the Pyramid shows: T, the three symbols of its bottom row, and S, the symbol on top.',
+      scoreFinal: 'Criterion 1, the Final Challenge: won, 1 point.',
+      scoreSequence: 'Criterion 2, sequence: the longest stretch of adjacent cards whose values rise (or fall) by exactly 1 each step (a repeated value is skipped). Length 3 or more: 1 point; strictly longest: +1.',
+      scoreRun: 'Criterion 3, symbol run: the longest stretch of adjacent cards that all carry one symbol. Length 3 or more: 1 point; strictly longest: +1.',
+      scoreTriple: 'Criterion 4, Pyramid triple: T appears as three consecutive symbols of your row. At least once: 2 points; strictly more often than the opponent: +1.',
+      scorePairs: 'Criterion 5, pairs: for each symbol of T, your cards carrying it, halved and rounded down, summed. Strictly more: 2 points; ahead by 2 or more: +1.',
+      scoreMajority: 'Criterion 6, majority: your cards carrying S. Strictly more: 2 points; ahead by 2 or more: +1.',
+    },
   },
 };

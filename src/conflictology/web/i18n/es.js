@@ -1,13 +1,13 @@
 // Todos los textos en español del cliente. Las claves son las de en.js; {nombre} marca un hueco.
 export default {
-  meta: { short: 'ES', name: 'Español' },
+  meta: { short: 'ES', name: 'Español', tag: 'es' },
   common: {
-    seat: 'Asiento {n}', you: 'tú', youSubject: 'Tú', youObject: 'ti', language: 'Idioma', home: 'Inicio', rules: 'Reglas',
+    seat: 'Asiento {n}', you: 'tú', youSubject: 'Tú', youObject: 'ti', language: 'Idioma', languageIs: 'Idioma: {name}', home: 'Inicio', rules: 'Reglas',
     close: 'Cerrar', cancel: 'Cancelar', on: 'sí', off: 'no', none: 'ninguno', timeLeft: 'Tiempo restante',
     away: 'ausente: juega un bot',
     dropped: 'desconectado', droppedFor: 'desconectado · bot en', droppedLabel: 'Desconectado: un bot juega por él cuando se acabe',
     bot: 'Bot {n}', botWho: 'Bot {n} · {who}', mysteryBot: 'Bot misterioso {n}', mysteryBotWho: 'Bot misterioso {n} · {who}',
-    yourMove: 'Tu jugada', log: 'Registro de la partida', skip: 'Saltar al juego',
+    yourHand: 'Tu mano', yourMove: 'Tu jugada', log: 'Registro de la partida', skip: 'Saltar al juego',
   },
   status: {
     connecting: 'Conectando…', online: 'En línea', watching: 'Mirando', reconnecting: 'Reconectando…',
@@ -90,6 +90,31 @@ export default {
     sharedYou: 'Victoria compartida: ¡ganáis juntos!', youWin: '¡Has ganado!', winners: 'Ganó {names}',
     rematch: 'Revancha', waitRematch: 'El anfitrión puede empezar la revancha.', newRoom: 'Sala nueva',
   },
+  recap: {
+    title: 'La historia de la partida',
+    hands: 'Las manos',
+    rows: 'Las filas',
+    decisive: 'El momento decisivo',
+    chance: '{names}: probabilidad de ganar {before} % → {after} %',
+    step: 'Jugada {n} de {of}',
+    swing: 'El mayor cambio de dinero',
+    bluffs: 'Faroles y desafíos',
+    colGroup: { bluffs: 'Faroles', challenges: 'Desafíos' },
+    colPair: { bluffs: 'hechos (pillados)', challenges: 'ganados – perdidos' },
+    bluffLine: ({ bluffs, caught, won, lost }) => `${bluffs} ${bluffs === 1 ? 'farol' : 'faroles'} (${caught} ${caught === 1 ? 'pillado' : 'pillados'}), ${won} ${won === 1 ? 'desafío ganado' : 'desafíos ganados'}, ${lost} ${lost === 1 ? 'perdido' : 'perdidos'}`,
+    decidingRound: 'La ronda que lo decidió',
+    roundCol: 'Ronda',
+    fromRound: 'Desde la ronda {n}, {name} tuvo las mejores pruebas.',
+    inSorting: '{name} se adelantó al ordenar las pruebas.',
+    criteria: 'Criterios ganados',
+    finalWon: '{name} ganó el Desafío Final.',
+    finalNobody: 'Nadie ganó el Desafío Final.',
+    sharePicture: 'Compartir como imagen',
+    shareText: 'Compartir como texto',
+    copied: 'Resumen copiado',
+    copyFailed: 'No se pudo compartir el resumen',
+    headline: '{game}: ganó {names}',
+  },
   ext: {
     openTab: 'Abrir en una pestaña', options: 'Servidor', optionsTitle: 'Conflictology: servidor', serverUrl: 'URL del servidor',
     serverHelp: 'El servidor de Conflictology en el que juega esta extensión (por defecto: {url}).', save: 'Guardar',
@@ -115,6 +140,13 @@ export default {
   pip: {
     open: '▣ Minimesa', close: '▣ Cerrar minimesa',
     hint: 'Tus cartas y respuestas en una ventana pequeña sobre la videollamada',
+  },
+  // Movimiento en la mesa (js/motion.js): la franja del último suceso, las placas, el interruptor.
+  motion: {
+    latest: 'Último', claims: 'declara {role}', blocks: 'bloquea como {role}', shown: 'enseña {role} ✓',
+    cardsIn: '+{n}', cardsOut: '−{n}',
+    turnOff: 'Movimiento activado: desactivarlo', turnOn: 'Movimiento desactivado: activarlo',
+    reduced: 'Movimiento desactivado: tu sistema pide reducir el movimiento',
   },
 
   // El visor de partidas (js/replay.js) y la mesa permanente (js/standings.js).
@@ -216,7 +248,7 @@ export default {
     },
     players: 'Jugadores', centre: 'Tesoro y mazo', treasury: 'Tesoro', deck: 'Mazo', deckCount: '{n} en el mazo',
     money: '{n} M$', cardsLeft: ({ n }) => (n === 1 ? '1 carta boca abajo' : `${n} cartas boca abajo`), theirTurn: 'su turno', eliminated: 'eliminado', turnTag: 'turno',
-    faceDown: 'una carta boca abajo', yourHand: 'Tu influencia', lostCard: 'perdida', shownYou: 'Te mostró: {card}.',
+    faceDown: 'una carta boca abajo', lostCard: 'perdida', shownYou: 'Te mostró: {card}.',
     cardAction: { lose: 'Perder tu {card}', return: 'Devolver tu {card} al mazo', show: 'Mostrar tu {card}', keep: 'Quedarte {card}' },
     cardVerb: { lose: 'Perder esta', return: 'Devolver esta', show: 'Mostrar esta', keep: '¿Quedártela?' },
     kept: 'Te la quedas', pickCard: 'Elige una de tus cartas.',
@@ -446,5 +478,70 @@ export default {
     ranOut: '{names}: se acabó el tiempo y el juego eligió por ellos.',
     ranOutYou: 'Se te acabó el tiempo y el juego eligió por ti.',
     mark: 'se acabó el tiempo',
+  },
+  // Jugar con el teclado (issue 26): la tecla de cada decisión, una letra de la palabra de su botón en
+  // este idioma (js/keys.js; dos iguales entre los botones a la vista pasan a dígitos), y lo que dicen
+  // las teclas Intro y Escape.
+  keys: {
+    capitol: {
+      income: 'I', foreign_aid: 'A', scandal: 'E', banker: 'B', mafia: 'M', hacker: 'H', reporter: 'R',
+      police_investigate: 'P', police_swap: 'C', challenge: 'D', block: 'B', pass: 'P', acceptBlock: 'A',
+      let_keep: 'Q', force_redraw: 'O',
+    },
+    conspiranoicos: { pyramid: 'P', zone: 'Z', noSwap: 'N' },
+    cap: { enter: '↵', escape: 'Esc' },
+  },
+  // La app instalada (js/install.js): la pantalla de inicio abierta sin servidor que responda.
+  pwa: {
+    offline: 'Sin conexión con el servidor: los juegos aparecen cuando responda. Las reglas están en Reglas.',
+  },
+  // El entrenador de una partida de práctica (js/coach.js): cada lección con las palabras del reglamento.
+  coach: {
+    label: 'Entrenador',
+    learn: 'Aprende a jugar',
+    learnAbout: 'Una partida privada de práctica contra bots, con un entrenador que explica cada situación la primera vez que se da.',
+    ok: 'Entendido', skip: 'Saltar el entrenador', resume: 'Volver al entrenador',
+    off: 'El entrenador está apagado.',
+    watching: 'El entrenador hablará cuando pase algo nuevo.',
+    you: 'Jugador',
+    done: 'Has visto todas las lecciones. ¿Listo para una partida de verdad?',
+    again: '¿Practicar otra vez o jugar una partida de verdad?',
+    real: 'Jugar una partida de verdad',
+    capitol: {
+      titles: {
+        income: 'Ingresos y el Tesoro', claim: 'Declarar un personaje', challenge: 'Desafiar y ser desafiado',
+        block: 'Un bloqueo, y aceptarlo', lose: 'Perder una influencia', hacker: 'El Hacker: pérdidas dobles y el falso Juez',
+        police: 'Policía: investigar o cambiar', reporter: 'El intercambio del Periodista', scandal: 'El Escándalo, y cuándo es obligado',
+      },
+      income: 'En tu turno haces exactamente una acción. Ingresos: toma 1 M$ del Tesoro; no se puede desafiar ni bloquear. El Tesoro suma 50 M$ en total, contando el dinero de los jugadores: el dinero solo va y viene entre el Tesoro y las bolsas.',
+      claim: 'Puedes declarar cualquier personaje, lo tengas o no: el Banquero toma 3 M$, la Mafia roba hasta 2 M$, el Hacker (3 M$) hace perder una influencia al objetivo, el Periodista intercambia cartas, la Policía investiga o cambia. Tus dos cartas boca abajo son tu influencia; gana el último jugador con alguna carta boca abajo.',
+      challenge: 'Cuando alguien declara un personaje, cada uno de los demás puede desafiar o pasar. El desafiado muestra la carta si la tiene: un farol pierde una influencia y la acción falla; si la carta está, el desafiante pierde una influencia y la carta mostrada se baraja en el mazo y se repone.',
+      block: 'La Ayuda Exterior la puede bloquear cualquiera declarando el Banquero; el Hacker, su objetivo declarando el Juez. El jugador que actúa responde al bloqueo: pasar lo acepta (la acción no se ejecuta y quien bloquea baraja una carta a su elección en el mazo y roba otra), desafiar lo pone en duda.',
+      lose: 'Quien pierde una influencia elige qué carta; se pone boca arriba y se queda ahí, a la vista de todos, el resto de la partida. Un jugador sin cartas boca abajo queda fuera; su dinero vuelve al Tesoro.',
+      hacker: 'El Hacker cuesta 3 M$, que se pagan al anunciarlo y nunca se devuelven. El objetivo de un Hacker que lo desafía y se equivoca pierde dos influencias: una por el desafío y otra por el hackeo, sin poder bloquear. Un objetivo que bloquea con un falso Juez y es desafiado también pierde dos.',
+      police: 'Policía: investigar — el objetivo te muestra una carta boca abajo; le dejas quedársela o le obligas a cambiarla. Policía: cambiar — roba 1 carta y quédate tu mano o cambia una de tus cartas boca abajo por ella; la que sobra se baraja en el mazo. Ninguna se puede bloquear.',
+      reporter: 'Periodista: roba 2 cartas del mazo. De tus cartas boca abajo y las dos robadas, quédate tantas como tenías boca abajo; el resto vuelve al mazo, que se baraja.',
+      scandal: 'Escándalo: paga 7 M$ y el objetivo pierde una influencia; no se puede desafiar ni bloquear. Quien empieza su turno con 10 M$ o más está obligado a lanzar un Escándalo.',
+    },
+    conspiranoicos: {
+      titles: {
+        challengeCard: 'La carta de desafío, y quién elige primero', send: 'La Pirámide o tu zona de puntuación', tie: 'Empates',
+        final: 'El Desafío Final', specials: 'Abducción y Revelación Gnómica', row: 'Ordenar tus pruebas',
+        scoreFinal: 'Puntuación: el Desafío Final', scoreSequence: 'Puntuación: la secuencia', scoreRun: 'Puntuación: la racha de símbolos',
+        scoreTriple: 'Puntuación: el trío de la Pirámide', scorePairs: 'Puntuación: parejas', scoreMajority: 'Puntuación: la mayoría',
+      },
+      challengeCard: 'Cada ronda se vuelve boca arriba la carta superior del mazo de desafíos; su condición decide la ronda. Los dos jugadores eligen a la vez una carta de su mano; una carta jugada no se puede retirar. Quien gana la ronda elige primero.',
+      send: 'El ganador envía, el perdedor se queda: el ganador toma cualquiera de las tres cartas y la envía boca abajo a la Pirámide o a su propia zona de puntuación. El perdedor toma una de las dos que quedan para su zona. La última va a donde el ganador no envió la suya.',
+      tie: 'Si empatan, o las dos o ninguna cumplen la condición, gana la carta más cercana al valor de la carta de desafío. Si siguen igual, las tres cartas se colocan al azar — una en la Pirámide y una en cada zona — y nadie elige.',
+      final: 'La ronda 6 es el Desafío Final: la carta apartada sigue boca abajo mientras se eligen las jugadas. Su desafío impreso no cuenta: la carta más cercana a su valor gana la ronda y el punto del Desafío Final.',
+      specials: 'Abducción: quien la tiene puede mirar las cartas boca abajo de la Pirámide y cambiar la Abducción por una de ellas. Revelación Gnómica: quien la tiene puede cambiarla por una carta boca arriba de la Pirámide, donde cuenta como símbolo Gnomo (G). O pasar.',
+      row: 'Ordenar pruebas: toma en la mano las seis cartas de tu zona y ordénalas libremente en tu fila, que se lee de izquierda a derecha; una vez confirmada ya no cambia, y las dos filas se revelan a la vez. Tu fila puntúa según lo que muestra la Pirámide: T, los tres símbolos de su fila de abajo, y S, el símbolo de arriba.',
+      scoreFinal: 'Criterio 1, el Desafío Final: ganado, 1 punto.',
+      scoreSequence: 'Criterio 2, secuencia: el tramo más largo de cartas contiguas cuyos valores suben (o bajan) exactamente 1 cada vez (un valor repetido se salta). Longitud 3 o más: 1 punto; la más larga en exclusiva: +1.',
+      scoreRun: 'Criterio 3, racha de símbolos: el tramo más largo de cartas contiguas que llevan todas un mismo símbolo. Longitud 3 o más: 1 punto; la más larga en exclusiva: +1.',
+      scoreTriple: 'Criterio 4, trío de la Pirámide: T aparece como tres símbolos seguidos de tu fila. Al menos una vez: 2 puntos; más veces que el rival: +1.',
+      scorePairs: 'Criterio 5, parejas: por cada símbolo de T, tus cartas que lo llevan, divididas entre dos y redondeadas hacia abajo, sumadas. Estrictamente más: 2 puntos; 2 o más de ventaja: +1.',
+      scoreMajority: 'Criterio 6, mayoría: tus cartas que llevan S. Estrictamente más: 2 puntos; 2 o más de ventaja: +1.',
+    },
   },
 };

@@ -8,7 +8,7 @@ import { Connection } from './connection.js';
 import { IN_EXTENSION, serverBase } from './config.js';
 import { clear, h } from './dom.js';
 import { errorText, header, renderStatus, renderToast, showToast, tick } from './frame.js';
-import { lang, t } from './i18n.js';
+import { lang, langTag, t } from './i18n.js';
 import * as info from './info.js';
 import * as capitol from './capitol.js';
 import * as conspiranoicos from './conspiranoicos.js';
@@ -17,6 +17,9 @@ import { initialState, isHost, NOTE_MS, reduce, Screen } from './store.js';
 import * as talk from './talk.js';
 import * as cues from './cues.js';
 import * as pip from './pip.js';
+import * as motion from './motion.js';
+import * as keys from './keys.js';
+import * as install from './install.js';
 import * as home from './screens/home.js';
 import * as join from './screens/join.js';
 import * as lobby from './screens/lobby.js';
@@ -56,6 +59,7 @@ const app = {
   openRoom,
   joinRoom,
   createRoom,
+  startPractice,
   leaveRoom,
   leaveGame,
   rejoinSeat,
@@ -164,6 +168,8 @@ function connect() {
   conn = new Connection(app.api.wsUrl(state.code, state.token), {
     onMessage,
     onStatus: (status, attempt) => {
+      // Back after a drop: the server may have been restarted with a newer client.
+      if (status === 'open' && state.connStatus === 'retrying') checkServer();
       update({ connStatus: status, connAttempt: attempt }, false);
       renderStatus(state);
     },
@@ -279,6 +285,25 @@ async function createRoom(game, name, { options, settings }) {
   }
 }
 
+// Learn to play (js/coach.js): a practice room (private, unwatched, untimed; the server deals its
+// practice deal), its other seats given to bots, started at once. A failure leaves the player in
+// its lobby, where the host's controls are.
+const PRACTICE_BOTS = Object.freeze({ capitol: ['easy'], conspiranoicos: ['easy'] });
+
+async function startPractice(game, name) {
+  store(NAME_KEY, name);
+  try {
+    const res = await app.api.createRoom({ game, name, practice: true });
+    keepSeat(res.code, { token: res.token, seat: res.seat, name });
+    for (const level of PRACTICE_BOTS[game] || ['easy']) await app.api.addBots(res.code, res.token, 1, level);
+    await app.api.start(res.code, res.token);
+    update({ room: null }, false);
+    await openRoom(res.code);
+  } catch (err) {
+    showToast(errorText(err.code, err.message), 'error');
+  }
+}
+
 async function joinRoom(code, name) {
   store(NAME_KEY, name);
   const saved = savedSeat(code);
@@ -384,10 +409,13 @@ function render() {
   if (old) old.remove();
   root.appendChild(h('main', { id: 'main', class: `screen-${state.screen}` }, SCREENS[state.screen](app)));
   if (state.screen === Screen.TABLE) table.markTimeouts(app);
+  // What moved since the last view (js/motion.js): after the table is drawn, never before.
+  motion.after(state.screen === Screen.TABLE ? table.context(app) : null, state.code);
   renderStatus(state);
   renderToast();
   tick();
   if (state.screen !== Screen.TABLE) document.title = 'Conflictology';
+  keys.decorate();
   // Beside the call (talk.js, cues.js, pip.js): reactions on their seats, cues, the mini-table.
   document.body.dataset.you = state.spectator || state.seat === null ? '' : String(state.seat);
   if (state.screen !== Screen.TABLE) cues.update(null);
@@ -417,16 +445,31 @@ function reportScreen() {
 // ---- boot ------------------------------------------------------------------------------------------
 
 // What the server offers (its games, options, bots, settings): the forms need it before they are drawn.
+// A server with another client than this page's has the page reload (js/install.js).
 async function loadInfo() {
   try {
     const got = await app.api.request('GET', '/api/info');
+    if (install.reloadIfStale(got.client_version)) return;
     info.setInfo(got);
     talk.setReactions(info.reactions());
-  } catch { /* the server cannot be reached: the screens say so when a room is opened */ }
+  } catch { /* the server cannot be reached: the home screen says so, and a room when it is opened */ }
+}
+
+// Asked again when the network or the socket comes back and when the app is shown again: the
+// server may have been updated meanwhile, and an app opened offline gets its games.
+const CHECK_MS = 3000;
+// The first screen waits this long at most for the server (a link that drops every packet).
+const INFO_WAIT_MS = 4000;
+let lastCheck = 0;
+function checkServer() {
+  if (Date.now() - lastCheck < CHECK_MS) return;
+  lastCheck = Date.now();
+  const had = info.loaded();
+  loadInfo().then(() => { if (!had && info.loaded()) render(); });
 }
 
 async function boot() {
-  document.documentElement.lang = lang();
+  document.documentElement.lang = langTag();
   if (IN_EXTENSION) {
     document.body.classList.add('extension');
     // The side panel (sidepanel.html) is the extension's main surface; popup.html its fallback.
@@ -436,9 +479,18 @@ async function boot() {
   app.base = await serverBase();
   app.api = new Api(app.base);
   const infoLoaded = loadInfo();
+  install.registerWorker();
   setInterval(tick, 250);
-  window.addEventListener('online', () => conn && conn.nudge());
-  document.addEventListener('visibilitychange', () => { if (!document.hidden && conn) conn.nudge(); });
+  keys.install();
+  window.addEventListener('online', () => {
+    if (conn) conn.nudge();
+    checkServer();
+  });
+  document.addEventListener('visibilitychange', () => {
+    if (document.hidden) return;
+    if (conn) conn.nudge();
+    checkServer();
+  });
   const params = new URLSearchParams(location.search);
   // Join links are /?room=CODE; the server also serves this page at /r/CODE.
   const path = /^\/r\/([A-Za-z0-9]+)\/?$/.exec(location.pathname);
@@ -447,7 +499,8 @@ async function boot() {
     const last = load(LAST_KEY);
     if (last && savedSeat(last)) code = last;
   }
-  await infoLoaded;
+  await Promise.race([infoLoaded, new Promise((resolve) => { setTimeout(resolve, INFO_WAIT_MS); })]);
+  if (!info.loaded()) infoLoaded.then(() => { if (info.loaded()) render(); });
   if (code) await openRoom(code, { watch: params.get('watch') === '1' });
   else render();
 }

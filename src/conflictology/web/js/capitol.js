@@ -156,19 +156,14 @@ export function renderTable(c) {
     p && p.action ? pendingChip(c, p) : null);
 
   const me = c.you !== null && c.you !== undefined ? players[c.you] : null;
-  // A decision about one's own cards: its hint and buttons go with the hand, which stays in sight at
-  // the bottom of the screen (at a big table the seats above push it below the fold).
-  const onCards = me && CARD_CHOICES.some((k) => types(c.legal).has(k));
-  const moves = controls(c);
+  // The dock (style.css): the decision's sheet and one's own hand, together at the bottom of the
+  // window whatever the size of the table or the scroll, so that neither hides the other (issue 26).
   return h('div', { class: 'capitol-table' },
     seats,
     center,
-    me ? myArea(c, me, waiting, onCards ? moves : null) : null,
-    onCards ? null : moves,
-    logPanel(c));
+    logPanel(c),
+    me || c.legal.length ? h('div', { class: ['dock', c.legal.length && 'deciding'] }, controls(c), me ? myArea(c, me, waiting) : null) : null);
 }
-
-const CARD_CHOICES = ['lose', 'return', 'show', 'keep'];
 
 function money(n) { return t('capitol.money', { n: n === undefined ? '?' : n }); }
 
@@ -214,19 +209,20 @@ function pendingChip(c, p) {
     h('span', null, describeAction(c, p)));
 }
 
-function myArea(c, me, waiting, moves = null) {
+function myArea(c, me, waiting) {
   const v = c.view;
   const hidden = Array.isArray(me.hidden) ? me.hidden : [];
   const revealed = me.revealed || [];
-  return h('section', { class: ['me-area', v.turn === c.you && !gameOver(v) && 'turn', waiting.has(c.you) && 'awaited', moves && 'deciding'], 'aria-label': t('capitol.yourHand') },
+  const onCards = ['lose', 'return', 'show', 'keep'].some((k) => types(c.legal).has(k));
+  return h('section', { class: ['me-area', v.turn === c.you && !gameOver(v) && 'turn', waiting.has(c.you) && 'awaited', onCards && 'on-cards'],
+    role: 'region', 'aria-label': t('common.yourHand') },
     h('header', null,
       h('span', { class: 'pname', title: `${c.name(c.you)} (${t('common.you')})` }, `${c.name(c.you)} (${t('common.you')})`),
       h('span', { class: 'purse big' }, money(me.money))),
     h('div', { class: 'hand my-hand' },
       hidden.map((r, i) => cardButton(c, r, i)),
       revealed.map((r) => h('span', { class: 'lost', title: t('capitol.lostCard') }, roleCard(r, role(r), { aria: `${role(r)} (${t('capitol.lostCard')})` })))),
-    shownCard(v) && types(c.legal).has('let_keep') ? h('p', { class: 'shown' }, t('capitol.shownYou', { card: role(shownCard(v)) })) : null,
-    moves);
+    shownCard(v) && types(c.legal).has('let_keep') ? h('p', { class: 'shown' }, t('capitol.shownYou', { card: role(shownCard(v)) })) : null);
 }
 
 // A card of your own hand; clickable when the decision is about one of your cards.
@@ -260,7 +256,7 @@ function controls(c) {
   const legal = c.legal;
   if (!legal.length) return null;
   const ty = types(legal);
-  const box = h('section', { class: 'controls', 'aria-label': t('common.yourMove') });
+  const box = h('section', { class: 'controls', role: 'region', 'aria-label': t('common.yourMove') });
   if (TURN_ACTIONS.some((a) => ty.has(a))) box.appendChild(turnControls(c));
   else if ([...ty].some((x) => RESPONSES.has(x))) box.appendChild(responseControls(c));
   else if (ty.has('keep')) box.appendChild(keepControls(c));
@@ -439,4 +435,72 @@ function claimChip(c, k) {
   h('span', { class: 'claim-role' }, role(k.role)),
   k.block ? h('span', { class: 'claim-kind' }, t('capitol.summary.block')) : null,
   k.challenged ? h('span', { class: 'flag', 'aria-hidden': 'true' }, '⚑') : null);
+}
+
+// ---- the recap cards (js/recap.js; GET /api/games/{id}/recap, read once the game is over) ----------
+
+const signed = (n) => (n > 0 ? `+${money(n)}` : `−${money(-n)}`);
+
+// The winners' chance of winning after each step, as a small line (0–100 %).
+function chanceLine(chances, at) {
+  if (!Array.isArray(chances) || chances.length < 2) return null;
+  const w = 240; const hgt = 48; const last = chances.length - 1;
+  const pts = chances.map((p, i) => `${((i / last) * w).toFixed(1)},${(hgt - (p / 100) * hgt).toFixed(1)}`).join(' ');
+  const x = ((at / last) * w).toFixed(1);
+  const el = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  el.setAttribute('viewBox', `0 0 ${w} ${hgt}`);
+  el.setAttribute('class', 'chance-line');
+  el.setAttribute('aria-hidden', 'true');
+  el.innerHTML = `<line x1="0" y1="${hgt / 2}" x2="${w}" y2="${hgt / 2}" class="half"/><polyline points="${pts}"/><line x1="${x}" y1="0" x2="${x}" y2="${hgt}" class="at"/>`;
+  return el;
+}
+
+export function recapCards(c, r) {
+  const who = (seat) => (seat === c.you ? t('common.you') : c.name(seat));
+  const cards = [];
+  const lost = (x) => h('span', { class: 'lost', title: t('capitol.lostCard') },
+    roleCard(x, role(x), { small: true, aria: `${role(x)} (${t('capitol.lostCard')})` }));
+  const hand = (p) => h('li', { class: ['recap-hand', r.winners.includes(p.seat) && 'winner'], 'data-seat': p.seat },
+    h('span', { class: 'recap-name' }, who(p.seat)),
+    h('span', { class: 'recap-cards' }, p.hidden.map((x) => roleCard(x, role(x), { small: true })), p.revealed.map(lost)));
+  cards.push(['reveal', t('recap.hands'), h('ul', { class: 'recap-hands' }, r.reveal.map(hand))]);
+  const d = r.decisive;
+  if (d) {
+    cards.push(['decisive', t('recap.decisive'), h('div', null,
+      h('p', { class: 'recap-figure', 'data-testid': 'recap-chance' }, t('recap.chance', { names: r.winners.map(who).join(' & '), before: d.before, after: d.after })),
+      chanceLine(r.chances, d.step),
+      h('ul', { class: 'recap-log' }, (d.entries || []).map((e) => h('li', null, logLine(c, e)))),
+      h('p', { class: 'muted small' }, t('recap.step', { n: d.step, of: r.steps })))]);
+  }
+  const s = r.swing;
+  if (s) {
+    cards.push(['swing', t('recap.swing'), h('div', null,
+      h('p', { class: 'recap-figure', 'data-testid': 'recap-swing' }, `${who(s.seat)} ${signed(s.amount)}`),
+      h('ul', { class: 'recap-log' }, (s.entries || []).map((e) => h('li', null, logLine(c, e)))))]);
+  }
+  // Per player two cells, bluffs "told (caught)" and challenges "won – lost", under two header rows:
+  // a table that fits a phone's width in every language, at any number of seats.
+  const head = [
+    h('tr', null, h('th', { scope: 'col', rowspan: 2 }, t('capitol.summary.player')),
+      ['bluffs', 'challenges'].map((k) => h('th', { scope: 'col' }, t(`recap.colGroup.${k}`)))),
+    h('tr', { class: 'sub' }, ['bluffs', 'challenges'].map((k) => h('th', { scope: 'col' }, t(`recap.colPair.${k}`))))];
+  const n = (p, k) => h('span', { 'data-k': k }, String(p[k]));
+  const line = (p, seat) => h('tr', { 'data-seat': seat }, h('th', { scope: 'row' }, who(seat)),
+    h('td', { class: 'num' }, n(p, 'bluffs'), ' (', n(p, 'bluffs_caught'), ')'),
+    h('td', { class: 'num' }, n(p, 'challenges_won'), ' – ', n(p, 'challenges_lost')));
+  const table = h('table', { class: 'scores', 'data-testid': 'recap-bluffs' },
+    h('thead', null, head), h('tbody', null, r.per_seat.map(line)));
+  cards.push(['bluffs', t('recap.bluffs'), h('div', { class: 'table-scroll', tabindex: 0 }, table)]);
+  return cards;
+}
+
+// The same story in a few lines, for sharing as text or drawing on the picture.
+export function recapLines(c, r) {
+  const lines = [];
+  if (r.decisive) lines.push(`${t('recap.decisive')}: ${t('recap.chance', { names: r.winners.map(c.name).join(' & '), before: r.decisive.before, after: r.decisive.after })}`
+    + ((r.decisive.entries || []).length ? ` (${logLine(c, r.decisive.entries[0])})` : ''));
+  if (r.swing) lines.push(`${t('recap.swing')}: ${c.name(r.swing.seat)} ${signed(r.swing.amount)}`);
+  lines.push(`${t('recap.bluffs')}:`);
+  r.per_seat.forEach((p, seat) => lines.push(`  ${c.name(seat)}: ${t('recap.bluffLine', { bluffs: p.bluffs, caught: p.bluffs_caught, won: p.challenges_won, lost: p.challenges_lost })}`));
+  return lines;
 }

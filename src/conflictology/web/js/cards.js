@@ -1,6 +1,7 @@
 // Card art, drawn as SVG from data: the six Capitol roles and the Conspiranoicos evidence cards.
 // Everything interpolated here is escaped; the markup is built from the client's own data.
 import { escapeXml as x, svg } from './dom.js';
+import { langTag } from './i18n.js';
 
 export const ROLE_COLORS = {
   banker: ['#1f7a4d', '#0f4a2d'],
@@ -49,7 +50,7 @@ export function roleCard(role, label, { small = false, aria = null } = {}) {
     <rect x="9" y="9" width="102" height="150" rx="7" fill="none" stroke="#fff" stroke-opacity=".25"/>
     <g transform="translate(0 6)">${ROLE_ICONS[role] || ''}</g>
     <rect x="9" y="124" width="102" height="28" rx="5" fill="#000" fill-opacity=".28"/>
-    <text x="60" y="143" text-anchor="middle" font-size="${label.length > 9 ? 13 : 15}" font-weight="700" fill="#fff" letter-spacing="1" font-family="system-ui,sans-serif">${x(label.toUpperCase())}</text>
+    <text x="60" y="143" text-anchor="middle" font-size="${label.length > 9 ? 13 : 15}" font-weight="700" fill="#fff" letter-spacing="1" font-family="system-ui,sans-serif">${x(label.toLocaleUpperCase(langTag()))}</text>
   </svg>`);
   return el;
 }

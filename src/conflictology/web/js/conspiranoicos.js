@@ -117,13 +117,14 @@ export function renderTable(c) {
   const spectator = c.you === null || c.you === undefined;
   // Arranging the row: the arranger (in the controls) comes first and holds one's hand (17.8).
   const arranging = !spectator && types(c.legal).has('place');
+  // As at the Capitol table, the decision's sheet and one's own side share the dock (style.css).
   return h('div', { class: ['consp-table', arranging && 'arranging'] },
     playerArea(c, players[opp], opp, 'opp'),
     h('section', { class: 'middle', 'aria-label': t('conspiranoicos.middle') },
       challengeArea(c), sorting(v) ? h('div', { class: 'table-area' }) : tableArea(c), pyramidArea(c)),
-    spectator ? playerArea(c, players[me], me, 'opp') : playerArea(c, players[me], me, 'mine'),
-    controls(c),
-    logPanel(c));
+    spectator ? playerArea(c, players[me], me, 'opp') : null,
+    logPanel(c),
+    spectator ? null : h('div', { class: ['dock', c.legal.length && 'deciding'] }, controls(c), playerArea(c, players[me], me, 'mine')));
 }
 
 function sorting(v) { return !!v.phase && !['play', 'send', 'keep'].includes(v.phase); }
@@ -163,13 +164,13 @@ function tableArea(c) {
     let inner;
     if (x === null || x === undefined) {
       inner = h('div', { class: ['empty-card', submitted[s] && 'ready'] });
-    } else inner = choosing ? choiceCard(c, x) : item(x, { small: true });
+    } else inner = item(x, { small: true });
     slots.push(h('div', { class: ['play-slot', table.winner === s && 'winner'] },
       h('span', { class: 'slot-label' }, s === c.you ? t('common.you') : c.name(s)), inner));
   }
   // The challenge card is the round's third card: the winner may take it too.
   if (choosing && v.challenge && (table.remaining || []).includes(v.challenge)) {
-    slots.push(h('div', { class: 'play-slot' }, h('span', { class: 'slot-label' }, t('conspiranoicos.challengeCard')), choiceCard(c, v.challenge)));
+    slots.push(h('div', { class: 'play-slot' }, h('span', { class: 'slot-label' }, t('conspiranoicos.challengeCard')), item(v.challenge, { small: true })));
   }
   const moves = (table.moves || []).map((m) => h('li', null, t(m.to === 'pyramid' ? 'conspiranoicos.movedPyramid' : 'conspiranoicos.movedZone', {
     card: describeShort(m.card), name: m.zone === null || m.zone === undefined ? '' : c.name(m.zone) })));
@@ -200,37 +201,38 @@ function choiceCard(c, id) {
   }, face(id));
 }
 
+// A Pyramid slot's card as the table shows it: face up, face down (with what both players saw of it),
+// or empty.
+function slotArt(x, n, opts = { small: true }) {
+  if (!x) return h('div', { class: 'empty-card', role: 'img', 'aria-label': t('conspiranoicos.emptySlot', { n }) });
+  if (x.card) return face(x.card, opts);
+  // Face down on the table, but both players saw it arrive (views.py: "seen").
+  const down = back(x.back, opts);
+  if (!x.seen) return down;
+  const seen = cardInfo(x.seen);
+  down.setAttribute('aria-label', t('conspiranoicos.seenDown', { card: describe(seen) }));
+  // The card as both players saw it: its value and front symbols on the face-down back.
+  return h('span', { class: 'seen-wrap', title: t('conspiranoicos.seenDown', { card: describeShort(x.seen) }) }, down,
+    h('span', { class: 'seen', 'aria-hidden': 'true' }, String(seen.value),
+      (seen.front || []).map((f) => factionBadge(f, faction(f)))));
+}
+
+// The Abduction's or the Gnome Revelation's choice of a slot (the sheet shows them: pyramidChoices).
+function slotChoice(c, n) {
+  const ty = types(c.legal);
+  if (ty.has('abduct')) return c.legal.find((a) => a.type === 'abduct' && a.slot === n) || null;
+  if (ty.has('reveal_gnome')) return c.legal.find((a) => a.type === 'reveal_gnome' && a.slot === n) || null;
+  return null;
+}
+
 function pyramidArea(c) {
   const v = c.view;
   const pyr = v.pyramid || [null, null, null, null, null, null];
-  const ty = types(c.legal);
   const slot = (i) => {
     const x = pyr[i];
     const n = i + 1;
-    const abduct = ty.has('abduct') && c.legal.find((a) => a.type === 'abduct' && a.slot === n);
-    const gnome = ty.has('reveal_gnome') && c.legal.find((a) => a.type === 'reveal_gnome' && a.slot === n);
-    let inner;
-    if (!x) inner = h('div', { class: 'empty-card', role: 'img', 'aria-label': t('conspiranoicos.emptySlot', { n }) });
-    else if (x.card) inner = face(x.card, { small: true });
-    else {
-      // Face down on the table, but both players saw it arrive (views.py: "seen").
-      inner = back(x.back, { small: true });
-      if (x.seen) {
-        inner.setAttribute('aria-label', t('conspiranoicos.seenDown', { card: describe(cardInfo(x.seen)) }));
-        const seen = cardInfo(x.seen);
-        // The card as both players saw it: its value and front symbols on the face-down back.
-        inner = h('span', { class: 'seen-wrap', title: t('conspiranoicos.seenDown', { card: describeShort(x.seen) }) }, inner,
-          h('span', { class: 'seen', 'aria-hidden': 'true' }, String(seen.value),
-            (seen.front || []).map((f) => factionBadge(f, faction(f)))));
-      }
-    }
-    const choice = abduct || gnome;
-    const content = choice
-      ? h('button', { type: 'button', class: 'card-btn pick', disabled: c.busy, 'data-k': `slot-${n}`,
-        'aria-label': t(abduct ? 'conspiranoicos.abductSlot' : 'conspiranoicos.gnomeSlot', { n }),
-        onclick: () => c.act(choice) }, inner)
-      : inner;
-    return h('div', { class: ['pyr-slot', x && x.face_up && 'up'], 'data-slot': n }, content, h('span', { class: 'slot-num' }, String(n)));
+    return h('div', { class: ['pyr-slot', x && x.face_up && 'up', slotChoice(c, n) && 'choosable'], 'data-slot': n },
+      slotArt(x, n), h('span', { class: 'slot-num' }, String(n)));
   };
   return h('div', { class: 'pyramid-area', role: 'group', 'aria-label': t('conspiranoicos.pyramid') },
     h('h3', null, t('conspiranoicos.pyramid')),
@@ -238,6 +240,27 @@ function pyramidArea(c) {
       h('div', { class: 'pyr-row top' }, slot(5)),
       h('div', { class: 'pyr-row mid' }, slot(3), slot(4)),
       h('div', { class: 'pyr-row bottom' }, slot(0), slot(1), slot(2))));
+}
+
+// The slots one may choose, in the sheet beside one's hand (the Pyramid itself may be out of sight).
+function pyramidChoices(c) {
+  const pyr = c.view.pyramid || [];
+  const abduct = types(c.legal).has('abduct');
+  const slots = [1, 2, 3, 4, 5, 6].filter((n) => slotChoice(c, n));
+  return h('div', { class: 'hand slot-choices' }, slots.map((n) => h('button', {
+    type: 'button', class: 'card-btn pick', disabled: c.busy, 'data-k': `slot-${n}`,
+    'aria-label': t(abduct ? 'conspiranoicos.abductSlot' : 'conspiranoicos.gnomeSlot', { n }),
+    onclick: () => c.act(slotChoice(c, n)),
+  }, slotArt(pyr[n - 1], n), h('span', { class: 'card-cap' }, String(n)))));
+}
+
+// The cards on the table the round's winner may send, or its loser keep, in the sheet.
+function tableChoices(c) {
+  const v = c.view;
+  const table = v.table || {};
+  const ids = (table.plays || []).filter((x) => x !== null && x !== undefined);
+  if (v.challenge && (table.remaining || []).includes(v.challenge)) ids.push(v.challenge);
+  return h('div', { class: 'hand table-choices' }, ids.map((id) => choiceCard(c, id)));
 }
 
 function playerArea(c, pl, seat, kind) {
@@ -262,9 +285,10 @@ function playerArea(c, pl, seat, kind) {
   const rowItems = Array.isArray(row) ? row.map((x) => item(x, { small: true }))
     : Array.from({ length: row || 0 }, () => plainBack(t('conspiranoicos.placed'), { small: true }));
   const scores = c.view.score_detail;
-  // The hand is the decision (play, place): on a phone this side becomes the sticky bar (style.css).
-  const deciding = mine && ty.has('play');
-  return h('section', { class: ['consp-player', mine ? 'mine' : 'theirs', deciding && 'deciding'], 'aria-label': mine ? t('conspiranoicos.yourSide') : c.name(seat), 'data-seat': seat },
+  // One's own side is "Your hand" (a labelled region); while the row is arranged the hand is the
+  // arranger's, in the sheet, and this side holds the zone alone.
+  const label = !mine ? c.name(seat) : ty.has('place') ? t('conspiranoicos.yourSide') : t('common.yourHand');
+  return h('section', { class: ['consp-player', mine ? 'mine' : 'theirs'], role: mine ? 'region' : null, 'aria-label': label, 'data-seat': seat },
     h('header', null,
       h('span', { class: 'pname', title: mine ? `${c.name(seat)} (${t('common.you')})` : c.name(seat) }, mine ? `${c.name(seat)} (${t('common.you')})` : c.name(seat)),
       h('span', { class: 'tag' }, t('conspiranoicos.drawLeft', { n: pl.draw === undefined ? '?' : pl.draw })),
@@ -283,11 +307,12 @@ function playerArea(c, pl, seat, kind) {
 function controls(c) {
   const ty = types(c.legal);
   if (!c.legal.length) return null;
-  const box = h('section', { class: 'controls', 'aria-label': t('common.yourMove') });
+  const box = h('section', { class: 'controls', role: 'region', 'aria-label': t('common.yourMove') });
   if (ty.has('send')) {
     const id = c.ui.card;
     const options = c.legal.filter((a) => a.type === 'send' && a.card === id);
     box.appendChild(h('p', { class: 'hint' }, id ? t('conspiranoicos.sendWhere', { card: describe(cardInfo(id)) }) : t('conspiranoicos.pickToSend')));
+    box.appendChild(tableChoices(c));
     box.appendChild(h('div', { class: 'row' },
       ['pyramid', 'zone'].map((to) => {
         const a = options.find((o) => o.to === to);
@@ -296,8 +321,10 @@ function controls(c) {
       })));
   } else if (ty.has('keep')) {
     box.appendChild(h('p', { class: 'hint' }, t('conspiranoicos.pickToKeep')));
+    box.appendChild(tableChoices(c));
   } else if (ty.has('abduct') || ty.has('reveal_gnome')) {
     box.appendChild(h('p', { class: 'hint' }, t(ty.has('abduct') ? 'conspiranoicos.abductHint' : 'conspiranoicos.gnomeHint')));
+    box.appendChild(pyramidChoices(c));
     const pass = c.legal.find((a) => a.type === 'pass');
     if (pass) box.appendChild(h('button', { type: 'button', class: 'secondary', disabled: c.busy, 'data-k': 'act-pass', onclick: () => c.act(pass) }, t('conspiranoicos.noSwap')));
   } else if (ty.has('place')) {
@@ -362,7 +389,7 @@ function arranger(c) {
   const finalWon = v.final_winner === null || v.final_winner === undefined ? null : v.final_winner === c.you;
   return h('div', { class: 'row-arranger', 'data-testid': 'row-arranger' },
     h('p', { class: 'hint' }, t('rowPlan.hint')),
-    h('div', { class: 'hand arr-cards', role: 'group', 'aria-label': t('conspiranoicos.row') }, cards),
+    h('div', { class: 'hand arr-cards', role: 'region', 'aria-label': t('common.yourHand') }, cards),
     h('table', { class: 'scores row-preview', 'data-testid': 'row-preview' },
       h('caption', null, t('rowPlan.preview')),
       h('thead', null, h('tr', null, ['criterion', 'yours', 'points'].map((k) => h('th', { scope: 'col' }, t(`rowPlan.${k}`))))),
@@ -504,3 +531,52 @@ function logPanel(c) {
 }
 
 export { factionBadge };
+
+// ---- the recap cards (js/recap.js; GET /api/games/{id}/recap, read once the game is over) ----------
+
+export function recapCards(c, r) {
+  const who = (seat) => (seat === c.you ? t('common.you') : c.name(seat));
+  const cards = [];
+  const row = (p) => h('li', { class: ['recap-hand', r.winners.includes(p.seat) && 'winner'], 'data-seat': p.seat },
+    h('span', { class: 'recap-name' }, who(p.seat)),
+    h('span', { class: 'recap-cards' }, p.row.map((id) => face(id, { small: true }))));
+  cards.push(['reveal', t('recap.rows'), h('ul', { class: 'recap-hands' }, r.reveal.map(row))]);
+  const table = (testid, first, rows) => h('div', { class: 'table-scroll', tabindex: 0 },
+    h('table', { class: 'scores', 'data-testid': testid },
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, first), [0, 1].map((p) => h('th', { scope: 'col' }, who(p))))),
+      h('tbody', null, rows)));
+  const line = (label, numbers, attrs = null) => h('tr', attrs, h('th', { scope: 'row' }, label),
+    numbers.map((n) => h('td', { class: 'num' }, String(n))));
+  const rounds = r.rounds.map((x) => line(String(x.round), x.score,
+    { class: r.decisive && r.decisive.round === x.round ? 'decisive' : null, 'data-round': x.round }));
+  rounds.push(line(t('conspiranoicos.total'), r.totals, { 'data-round': 'total' }));
+  cards.push(['decisive', t('recap.decidingRound'), h('div', null,
+    h('p', { class: 'recap-figure', 'data-testid': 'recap-round' }, decisiveText(c, r, who)),
+    table('recap-rounds', t('recap.roundCol'), rounds))]);
+  const criteria = r.criteria.map((x) => line(t(`conspiranoicos.criteria.${x.criterion}`), x.points, { 'data-criterion': x.criterion }));
+  cards.push(['criteria', t('recap.criteria'), table('recap-criteria', t('conspiranoicos.criterion'), criteria)]);
+  const f = r.final_challenge;
+  cards.push(['final', t('conspiranoicos.finalChallenge'), h('div', null,
+    h('span', { class: 'recap-cards' }, face(f.card, { small: true }), ...(f.plays || []).map((id) => face(id, { small: true }))),
+    h('p', { class: 'recap-figure', 'data-testid': 'recap-final' }, f.winner >= 0 ? t('recap.finalWon', { name: who(f.winner) }) : t('recap.finalNobody')))]);
+  return cards;
+}
+
+function decisiveText(c, r, who = c.name) {
+  const d = r.decisive;
+  if (!d) return t('conspiranoicos.decided.shared');
+  const name = who(r.winners[0]);
+  if (d.round) return t('recap.fromRound', { n: d.round, name });
+  if (d.at === 'sort') return t('recap.inSorting', { name });
+  return t(`conspiranoicos.decided.${d.at}`);
+}
+
+export function recapLines(c, r) {
+  const lines = [`${t('recap.decidingRound')}: ${decisiveText(c, r)}`];
+  lines.push(`${t('recap.criteria')}: ${r.criteria.filter((x) => x.points[0] || x.points[1])
+    .map((x) => `${t(`conspiranoicos.criteria.${x.criterion}`)} ${x.points[0]}–${x.points[1]}`).join(', ')}`);
+  lines.push(`${t('conspiranoicos.total')}: ${c.name(0)} ${r.totals[0]}, ${c.name(1)} ${r.totals[1]}`);
+  const f = r.final_challenge;
+  lines.push(`${t('conspiranoicos.finalChallenge')}: ${f.winner >= 0 ? t('recap.finalWon', { name: c.name(f.winner) }) : t('recap.finalNobody')}`);
+  return lines;
+}

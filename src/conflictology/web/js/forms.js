@@ -32,10 +32,10 @@ export function optionsEditor(game, room, { onOption = null, onSetting = null } 
       items.push(h('fieldset', { class: 'set' }, h('legend', null, t(`options.${opt.key}`)),
         opt.choices.map((c) => h('label', { class: 'check' },
           h('input', { type: 'checkbox', name: `opt.${opt.key}`, value: c, checked: value.includes(c), 'data-k': `opt-${opt.key}-${c}`,
+            // The boxes as they are ticked now, not the set as drawn: two quick ticks both count.
             onchange: onOption && ((ev) => {
-              const next = new Set(value);
-              if (ev.target.checked) next.add(c); else next.delete(c);
-              onOption(opt.key, opt.choices.filter((x) => next.has(x)));
+              const ticked = ev.target.closest('fieldset').querySelectorAll(`input[name="opt.${opt.key}"]:checked`);
+              onOption(opt.key, Array.from(ticked, (i) => i.value));
             }) }),
           h('span', null, t(`${game}.roles.${c}`))))));
     }

@@ -2,19 +2,15 @@
 // the rules sheet, the countdowns' ticking and the words for an error code.
 import { IN_EXTENSION } from './config.js';
 import { clear, h, svg } from './dom.js';
-import { gameNames } from './info.js';
-import { lang, LANGUAGES, setLang, t } from './i18n.js';
+import { gameNames, loaded } from './info.js';
+import { t } from './i18n.js';
+import { languageMenu } from './langmenu.js';
 import { rulesSheet } from './rules.js';
 import * as cues from './cues.js';
 import * as pip from './pip.js';
 
 export function header(app) {
   const { state } = app;
-  const langSwitch = h('div', { class: 'lang', role: 'group', 'aria-label': t('common.language') },
-    Object.keys(LANGUAGES).map((code) => h('button', {
-      type: 'button', class: code === lang() ? 'on' : '', 'aria-pressed': String(code === lang()), 'data-k': `lang-${code}`,
-      lang: code, onclick: () => { setLang(code); app.render(); },
-    }, LANGUAGES[code].meta.short)));
   const game = (state.room && state.room.game) || null;
   return h('header', { class: 'top' },
     h('button', { type: 'button', class: 'brand', onclick: app.goHome, 'aria-label': t('a11y.brand'), 'data-k': 'brand' },
@@ -30,7 +26,7 @@ export function header(app) {
       ? h('button', { type: 'button', class: 'ghost icon-btn', 'data-k': 'ext-options', onclick: () => chrome.runtime.openOptionsPage(),
         title: t('ext.options'), 'aria-label': t('ext.options') }, '⚙') : null,
     h('button', { type: 'button', class: 'ghost', 'data-k': 'rules', onclick: () => openRules(app, game) }, t('common.rules')),
-    langSwitch);
+    languageMenu(() => app.render()));
 }
 
 function openInTab(code) {
@@ -122,7 +118,11 @@ export function tick() {
 export function openRules(app, game) {
   const dialog = document.getElementById('rules');
   clear(dialog);
-  const offered = gameNames(app.tables);
+  // The same dialog shows the language menu (langmenu.js): say which it is now.
+  dialog.setAttribute('aria-label', t('common.rules'));
+  delete dialog.dataset.testid;
+  // Offline (nothing from the server yet) the rules of every game this client can draw.
+  const offered = loaded() ? gameNames(app.tables) : Object.keys(app.tables);
   const chosen = game || app.state.rulesGame || offered[0];
   dialog.appendChild(h('div', { class: 'rules-head' },
     h('div', { class: 'tabs', role: 'tablist' }, offered.map((g) => h('button', {

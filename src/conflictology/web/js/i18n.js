@@ -1,9 +1,17 @@
 // Language handling: every visible string comes from i18n/<lang>.js; this module picks the language
-// (a saved choice, else the browser's) and fills in {placeholders}.
+// (?lang=xx, else a saved choice, else the browser's) and fills in {placeholders}. The eight are the
+// languages these games are most played in online; a key one of them lacks falls back to English.
 import en from '../i18n/en.js';
 import es from '../i18n/es.js';
+import pt from '../i18n/pt.js';
+import fr from '../i18n/fr.js';
+import de from '../i18n/de.js';
+import it from '../i18n/it.js';
+import pl from '../i18n/pl.js';
+import tr from '../i18n/tr.js';
 
-export const LANGUAGES = { en, es };
+// In the order the header's menu offers them.
+export const LANGUAGES = { en, es, pt, fr, de, it, pl, tr };
 const STORE_KEY = 'conflictology:lang';
 
 function initialLanguage() {
@@ -24,11 +32,18 @@ let current = initialLanguage();
 
 export function lang() { return current; }
 
+// The BCP 47 tag for <html lang> (and a screen reader's voice): 'pt-BR' for the Brazilian Portuguese
+// the code 'pt' names.
+export function langTag(code = current) {
+  const dict = LANGUAGES[code];
+  return (dict && dict.meta && dict.meta.tag) || code;
+}
+
 export function setLang(code) {
   if (!LANGUAGES[code]) return;
   current = code;
   try { localStorage.setItem(STORE_KEY, code); } catch { /* ignore */ }
-  document.documentElement.lang = code;
+  document.documentElement.lang = langTag(code);
 }
 
 function lookup(dict, key) {

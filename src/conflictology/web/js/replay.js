@@ -6,7 +6,8 @@ import { Api } from './api.js';
 import { evidenceCard, roleCard } from './cards.js';
 import { serverBase } from './config.js';
 import { clear, h } from './dom.js';
-import { lang, LANGUAGES, setLang, t } from './i18n.js';
+import { langTag, t } from './i18n.js';
+import { languageMenu } from './langmenu.js';
 import * as capitol from './capitol.js';
 import * as consp from './conspiranoicos.js';
 import { shownName } from './names.js';
@@ -14,6 +15,7 @@ import { shownName } from './names.js';
 const TOKEN_PREFIX = 'conflictology:room:';
 const MAX_TRIES = 8; // stored seats tried for a private game (each try is a request the server counts)
 
+// `error` is an i18n key, said in whichever language the reader then picks.
 const R = { api: null, id: '', data: null, token: null, step: 0, error: null };
 const app = document.getElementById('app');
 const live = document.getElementById('live');
@@ -240,18 +242,15 @@ function header() {
     h('h1', null, t('replay.title', { game: d ? d.title : '' })),
     h('div', { class: 'row' },
       backLink(d),
-      Object.entries(LANGUAGES).map(([code, dict]) => h('button', {
-        type: 'button', class: ['ghost', 'small', code === lang() && 'active'], 'aria-pressed': code === lang() ? 'true' : 'false',
-        onclick: () => { setLang(code); render(); },
-      }, dict.meta.short))));
+      languageMenu(() => render())));
 }
 
 function render() {
   clear(app);
-  document.documentElement.lang = lang();
+  document.documentElement.lang = langTag();
   if (R.error) {
     app.appendChild(header());
-    app.appendChild(h('p', { class: 'replay-error', 'data-testid': 'replay-error' }, R.error));
+    app.appendChild(h('p', { class: 'replay-error', 'data-testid': 'replay-error' }, t(R.error)));
     return;
   }
   if (!R.data) {
@@ -347,15 +346,15 @@ async function main() {
   R.api = new Api(await serverBase());
   render();
   if (!R.id) {
-    R.error = t('replay.noGame');
+    R.error = 'replay.noGame';
     render();
     return;
   }
   try {
     R.data = await load();
   } catch (err) {
-    R.error = err.status === 409 ? t('replay.notOver') : err.status === 404 ? t('replay.noGame')
-      : err.status === 401 || err.status === 403 ? t('replay.private') : t('errors.unknown');
+    R.error = err.status === 409 ? 'replay.notOver' : err.status === 404 ? 'replay.noGame'
+      : err.status === 401 || err.status === 403 ? 'replay.private' : 'errors.unknown';
     render();
     return;
   }

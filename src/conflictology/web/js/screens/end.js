@@ -1,8 +1,10 @@
-// The end of a game, above its table: who won, the game's own detail (Capitol's claims, the
+// The end of a game, above its table: who won, its recap cards (js/recap.js), the game's own detail (Capitol's claims, the
 // Conspiranoicos scores), a standing room's standings, a rematch or a new room, the replay.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { isHost } from '../store.js';
+import { endOffer } from '../coach.js';
+import { recapPanel } from '../recap.js';
 
 export function render(app, c, mod) {
   const { state } = app;
@@ -13,7 +15,9 @@ export function render(app, c, mod) {
     : t('end.winners', { names: names.join(' & ') });
   return h('section', { class: ['panel', 'end', youWon && 'won'], 'aria-labelledby': 'end-h', 'data-testid': 'end' },
     h('h2', { id: 'end-h' }, title),
+    recapPanel(app, c, mod),
     mod.endDetail ? mod.endDetail(c) : null,
+    endOffer(app, c.view.game || (state.room && state.room.game)),
     app.standings(),
     h('div', { class: 'row' },
       isHost(state) ? h('button', { type: 'button', class: 'primary', 'data-k': 'rematch',

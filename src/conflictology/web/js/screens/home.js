@@ -1,7 +1,7 @@
 // The home screen: create a room (game, name, options) or join one by its code, or watch it.
 import { h } from '../dom.js';
 import { readOptions, optionsEditor } from '../forms.js';
-import { gameNames } from '../info.js';
+import { gameNames, loaded } from '../info.js';
 import { t } from '../i18n.js';
 
 export function homeGame(app) {
@@ -35,7 +35,15 @@ export function render(app) {
     h('label', { class: 'field' }, h('span', null, t('home.yourName')),
       h('input', { name: 'name', required: true, maxlength: 40, autocomplete: 'nickname', value: savedName, 'data-k': 'create-name' })),
     optionInputs ? h('details', { class: 'options' }, h('summary', null, t('home.options')), optionInputs) : null,
-    h('button', { type: 'submit', class: 'primary', 'data-k': 'create' }, t('home.createButton')));
+    h('button', { type: 'submit', class: 'primary', 'data-k': 'create', disabled: !chosen }, t('home.createButton')),
+    // Learn to play (js/coach.js): the name typed above, or a placeholder one.
+    h('div', { class: 'learn' },
+      h('button', { type: 'button', class: 'secondary', 'data-k': 'learn', 'aria-describedby': 'learn-about', disabled: !chosen,
+        onclick: (ev) => {
+          const name = ev.target.form.elements.name.value.trim() || t('coach.you');
+          if (chosen) app.startPractice(chosen, name);
+        } }, t('coach.learn')),
+      h('p', { id: 'learn-about', class: 'muted small' }, t('coach.learnAbout'))));
 
   const onJoin = (ev) => {
     ev.preventDefault();
@@ -64,7 +72,9 @@ export function render(app) {
   return h('div', { class: 'home' },
     h('section', { class: 'hero' },
       h('h1', null, t('home.title')),
-      h('p', null, t('home.tagline'))),
+      h('p', null, t('home.tagline')),
+      // Opened with no server to answer (the installed app offline): the games come when it does.
+      loaded() ? null : h('p', { class: 'offline', role: 'status', 'data-testid': 'offline' }, t('pwa.offline'))),
     h('div', { class: 'home-grid' }, createForm, joinForm));
 }
 

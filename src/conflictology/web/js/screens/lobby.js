@@ -41,7 +41,9 @@ export function render(app) {
     !state.spectator ? h('button', { type: 'button', class: 'ghost', 'data-k': 'leave', onclick: app.leaveRoom }, t('lobby.leave')) : null);
 
   const options = host ? optionsEditor(room.game, room, {
-    onOption: (key, value) => app.hostCall((api, token) => api.patchRoom(state.code, token, { options: withOption(room.options, key, value) })),
+    // One option at a time (option_changes): a second choice made before the first one's echo
+    // arrived must not send the options as they were drawn, without the first.
+    onOption: (key, value) => app.hostCall((api, token) => api.patchRoom(state.code, token, { option_changes: { [key]: value } })),
     onSetting: (key, value) => app.hostCall((api, token) => api.patchRoom(state.code, token, { settings: { [key]: value } })),
   }) : null;
   const optionsPanel = h('section', { class: 'panel options-panel', 'aria-labelledby': 'opt-h' },
@@ -52,13 +54,6 @@ export function render(app) {
   return h('div', { class: 'lobby' },
     h('h1', { class: 'lobby-title' }, t(`games.${room.game}.name`)),
     h('div', { class: 'lobby-grid' }, seatsPanel, share, optionsPanel, app.standings()));
-}
-
-// The room's options with one changed; null leaves it out (a number left to the rules).
-function withOption(options, key, value) {
-  const next = { ...(options || {}), [key]: value };
-  if (value === null) delete next[key];
-  return next;
 }
 
 // A newcomer seated under another name than the one they asked for (someone at the table had it).

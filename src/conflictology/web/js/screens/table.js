@@ -7,7 +7,9 @@ import { optionSummary } from '../forms.js';
 import { t } from '../i18n.js';
 import { nameOf } from '../names.js';
 import { gameOn, isHost, isOver, Screen, viewer } from '../store.js';
+import * as coach from '../coach.js';
 import * as cues from '../cues.js';
+import * as motion from '../motion.js';
 import * as pip from '../pip.js';
 import * as talk from '../talk.js';
 import * as end from './end.js';
@@ -60,6 +62,7 @@ export function render(app) {
       state.spectator ? h('span', { class: 'tag' }, t('status.spectator')) : null),
     timeoutNote(app, c),
     talk.talkBar(talkEnv(app, c)),
+    coach.panel(app, c),
     over ? end.render(app, c, mod) : null,
     mod.renderTable(c),
     h('div', { class: 'table-foot' },
@@ -119,7 +122,7 @@ function talkEnv(app, c) {
     msg: state.msg, you: c.you, spectator: state.spectator, host: isHost(state), name: c.name,
     send: (obj) => app.send(obj),
     post: (what) => app.hostCall((api, token) => api.request('POST', `/api/rooms/${encodeURIComponent(state.code)}/${what}`, {}, token)),
-    extras: [cues.muteButton(app.render), cues.notifyToggle(app.render), pip.pipButton(() => miniTable(app))],
+    extras: [cues.muteButton(app.render), motion.toggle(app.render), cues.notifyToggle(app.render), pip.pipButton(() => miniTable(app))],
   };
 }
 
