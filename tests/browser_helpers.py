@@ -248,6 +248,7 @@ def capitol_step(page: Page, seen: Seen) -> bool:
 
 
 _PICKS_AND_BANNER = """() => ({
+  send: document.querySelectorAll('[data-k=send-zone]').length,
   picks: document.querySelectorAll('.controls .table-choices .card-btn.pick').length,
   banner: (document.querySelector('[data-testid=banner]') || {}).className || '',
 })"""
@@ -263,11 +264,13 @@ def conspiranoicos_step(page: Page, seen: Seen, confirm_row: bool = True) -> boo
     if _try_click(page, ".consp-player.mine .card-btn.play:enabled"):
         seen.decisions += 1
         return True
-    if page.locator("[data-k=send-zone]").count():
+    # What the page offers, read in one go: a state drawn between two reads (the send decision
+    # arriving) would pair one state's picks with another's banner.
+    picks = page.evaluate(_PICKS_AND_BANNER)
+    if picks["send"]:
         if page.locator("[data-k=send-zone]:enabled").count():
             return _try_click(page, "[data-k=send-zone]")
         return _try_click(page, ".controls .card-btn.pick:enabled")
-    picks = page.evaluate(_PICKS_AND_BANNER)
     if picks["picks"]:
         assert "threat" in picks["banner"], picks
         seen.threat_prompts += 1

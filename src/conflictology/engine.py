@@ -225,6 +225,20 @@ class GameState(ABC):
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (``None``: a spectator), JSON-ready."""
 
+    def view_since(self, seat: int | None, start: int) -> tuple[View, int]:
+        """``view(seat)`` whose ``log`` holds only the entries from ``start`` on, and how many entries
+        the whole log holds (``-1``: a view without a ``log`` list, returned whole). A server that
+        sends a connection only the log it lacks (protocol v2) asks for that tail, so a change
+        costs the same at the thousandth move as at the first; a game whose log grows long
+        overrides this to render only the tail. ``start`` beyond the log gives an empty tail."""
+        view = self.view(seat)
+        log = view.get("log")
+        if not isinstance(log, list):
+            return view, -1
+        if start > 0:
+            view["log"] = log[start:]
+        return view, len(log)
+
     @abstractmethod
     def to_json(self) -> str: ...
 

@@ -155,6 +155,23 @@ def malformed_actions(legal: list[dict[str, Any]]) -> list[Any]:
     return bad
 
 
+def test_a_view_since_an_entry_is_the_view_with_its_log_from_there(game: Game) -> None:
+    """``view_since(seat, k)`` is ``view(seat)`` with ``log[k:]``, and the whole log's length, for
+    every seat and spectator at every step, the end included (a server renders only that tail)."""
+    for _, state, rng in playouts(game, max(10, PLAYOUTS // 60), seed=6):
+        while True:
+            for seat in [*range(state.num_players), None]:
+                whole = state.view(seat)
+                log = whole["log"]
+                for k in {0, 1, len(log) // 2, max(0, len(log) - 1), len(log), len(log) + 3}:
+                    tail, length = state.view_since(seat, k)
+                    assert length == len(log)
+                    assert tail == {**whole, "log": log[k:]}, (seat, k)
+            if state.is_over():
+                break
+            random_step(state, rng)
+
+
 def test_illegal_and_malformed_actions_change_nothing(game: Game) -> None:
     for _, state, rng in playouts(game, max(20, PLAYOUTS // 20), seed=3):
         step = 0

@@ -274,3 +274,53 @@ def test_sockets_up_to_date_share_one_text_per_seat(tmp_path: Path, monkeypatch:
         assert len(encoded) == 3 + 2  # the synced tab's next delta starts where the others' does
 
     run(tmp_path, "capitol", test)
+
+
+def test_a_change_renders_only_the_log_its_sockets_lack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every socket up to date on v2: a change renders the few entries it adds, once per seat, not
+    the game's whole log (a move costs the same at the 300th action as at the first); a socket that
+    is behind (a sync) is served whole from the same change, and the others still get the tail."""
+    from conflictology.games.capitol import views
+
+    async def test(hub: Hub, room: Room) -> None:
+        sockets = {s: await open_socket(hub, s) for s in (0, 1, None)}
+        room, _ = await hub.change("LOGS23", lambda r: r.start(1000.0, seed=7))
+        for _ in range(300):
+            seat, action = reporter_loop(room)
+            room, _ = await hub.change("LOGS23", lambda r, s=seat, a=action: r.act(s, a, r.seq, 1000.0))
+        logs = {s: LogJoin() for s in sockets}
+        for s, (socket, _conn) in sockets.items():
+            joined_state(logs[s], socket.drain())
+        assert room.state is not None
+        before = len(room.state.view(None)["log"])
+        assert before > 300
+
+        rendered: list[object] = []
+        real = views.render_entry
+        monkeypatch.setattr(views, "render_entry", lambda e: rendered.append(e) or real(e))
+        seat, action = reporter_loop(room)
+        room, _ = await hub.change("LOGS23", lambda r: r.act(seat, action, r.seq, 1000.0))
+        by_the_change = len(rendered)
+        assert room.state is not None
+        added = len(room.state.view(None)["log"]) - before
+        assert added > 0 and by_the_change <= 3 * added, (by_the_change, added)
+        for s, (socket, _conn) in sockets.items():
+            joined, _ = joined_state(logs[s], socket.drain())
+            assert joined["view"]["log"] == wire(room.state.view(s)["log"])
+
+        # Seat 0 syncs (its socket holds nothing now): its answer is whole, the next change too for
+        # it alone, and the others' deltas are still right.
+        await hub.send_current(sockets[0][1])
+        synced = json.loads(await sockets[0][0].next())
+        assert synced["log_from"] == 0
+        logs[0] = LogJoin()
+        logs[0].join(synced)
+        seat, action = reporter_loop(room)
+        room, _ = await hub.change("LOGS23", lambda r: r.act(seat, action, r.seq, 1000.0))
+        for s, (socket, _conn) in sockets.items():
+            joined, _ = joined_state(logs[s], socket.drain())
+            assert joined["view"]["log"] == wire(room.state.view(s)["log"])
+
+    run(tmp_path, "capitol", test)

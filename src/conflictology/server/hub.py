@@ -375,7 +375,8 @@ class Hub:
                 conn.send(Left())
                 conn.close()
                 continue
-            conn.send_room(master.texts_for(room, idx, connected, cache, info, shared))
+            texts = master.texts_for(room, idx, connected, cache, info, shared, conn.held, conn.deltas)
+            conn.send_room(texts)
 
     async def _schedule_latest(self, code: str) -> None:
         # Clocks and bots follow the room as it is now, not as it was last shown (an older seq would
@@ -458,7 +459,8 @@ class Hub:
         idx = None if conn.seat_id is None else room.seat_index(conn.seat_id)
         connected = self.connected_seats(room)
         conn.held = None  # whatever it had: a sync is asked for when a client's log is wrong
-        conn.send_room(master.texts_for(room, idx, connected, self._texts.current(room, connected)))
+        cache = self._texts.current(room, connected)
+        conn.send_room(master.texts_for(room, idx, connected, cache, deltas=conn.deltas))
 
     # ---- reactions: shown, never stored ------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from conflictology.server.messages import Lobby, Pause, RoomMessage, State, Timeout, encode
 from conflictology.server.rooms import Room, RoomStatus
@@ -69,21 +70,37 @@ def message_for(
     connected: set[int],
     info: dict[str, Any] | None = None,
     shared: Table | None = None,
+    since: int = 0,
 ) -> RoomMessage:
     """``seat``'s message (None: a spectator's). ``info`` (``room.info(connected)``) and ``shared``
-    (``table(room)``): when the caller already has them (a broadcast builds them once for all)."""
+    (``table(room)``): when the caller already has them (a broadcast builds them once for all).
+
+    ``since`` > 0: the view's log holds only the entries from there on (``GameState.view_since``),
+    and ``log_from`` says where it starts: ``since``, or 0 when the log is not that long (its view
+    is whole then). Without, the view is whole and ``log_from`` unset."""
     if info is None:
         info = room.info(connected)
     if room.status is RoomStatus.LOBBY or room.state is None:
         # "you": the receiver's seat (None for a spectator); seats renumber when someone leaves.
         return Lobby(info, seat)
     state = room.state
-    view = state.view(seat)
+    start: int | UnsetType = UNSET
+    if since > 0:
+        view, length = state.view_since(seat, since)
+        if length < 0:
+            pass  # a view without a log list: whole already
+        elif since <= length:
+            start = since
+        else:
+            view, start = state.view(seat), 0
+    else:
+        view = state.view(seat)
     legal = state.legal_actions(seat) if seat is not None and not room.seats[seat].left else []
     clocks = shared or table(room)
     timer = room.deadline_kind if room.deadline is not None else None
     msg = State(
-        room.seq, view, legal, room.deadline, timer, info, clocks.timeouts, clocks.pause, clocks.holds
+        room.seq, view, legal, room.deadline, timer, info, clocks.timeouts, clocks.pause, clocks.holds,
+        log_from=start,
     )
     if state.is_over():
         msg.winners = state.winners()
@@ -103,19 +120,27 @@ class Held(NamedTuple):
 
 class SeatTexts:
     """One seat's message for one version of a room, and its texts by where the receiving
-    connection's log ends: built once, each text encoded once, however many sockets share it."""
+    connection's log ends: built once, each text encoded once, however many sockets share it.
 
-    __slots__ = ("_log", "_texts", "held", "message")
+    Its view's log starts at ``start``: where the log of the seat's connections that are furthest
+    behind ends (0: whole), so that a change renders only the entries some connection lacks, not a
+    game's whole log for every seat (``texts_for`` builds it again from 0 when a connection needs
+    more)."""
+
+    __slots__ = ("_log", "_texts", "held", "message", "start")
 
     def __init__(self, room: Room, seat: int | None, message: RoomMessage) -> None:
         self.message = message
         log = message.view.get("log") if isinstance(message, State) else None
         self._log: list[Any] | None = None
         self.held: Held | None = None
+        self.start = 0
         # A view without a log list (a game that keeps none) is always sent whole.
         if isinstance(log, list) and room.game_id is not None:
             self._log = log
-            self.held = Held(room.game_id, seat, len(log))
+            if isinstance(message, State) and isinstance(message.log_from, int):
+                self.start = message.log_from
+            self.held = Held(room.game_id, seat, self.start + len(log))
         self._texts: dict[int | None, str] = {}
 
     def log_from(self, held: Held | None) -> int:
@@ -126,10 +151,19 @@ class SeatTexts:
             return 0
         return held.length
 
+    def key(self, held: Held | None, deltas: bool) -> int | None:
+        """Which text a connection gets: its ``log_from``, or None (whole, without ``log_from``)."""
+        return self.log_from(held) if deltas and self._log is not None else None
+
+    def covers(self, held: Held | None, deltas: bool) -> bool:
+        """Whether the log rendered holds every entry that connection lacks."""
+        key = self.key(held, deltas)
+        return (key or 0) >= self.start
+
     def text(self, held: Held | None, deltas: bool) -> str:
         """The text for a connection that holds ``held`` (ignored without ``deltas``: the whole view,
         without ``log_from``, as every message was before deltas)."""
-        key = self.log_from(held) if deltas and self._log is not None else None
+        key = self.key(held, deltas)
         text = self._texts.get(key)
         if text is None:
             text = self._texts[key] = encode(self._shaped(key))
@@ -137,10 +171,23 @@ class SeatTexts:
 
     def _shaped(self, log_from: int | None) -> RoomMessage:
         message = self.message
-        if log_from is None or self._log is None or not isinstance(message, State):
+        if not isinstance(message, State) or self._log is None:
             return message
-        view = message.view if log_from == 0 else {**message.view, "log": self._log[log_from:]}
+        if (log_from or 0) < self.start:
+            # texts_for never hands out a message that cannot serve its connection.
+            raise ValueError(f"log from {log_from} asked of a message whose log starts at {self.start}")
+        if log_from is None:
+            return msgspec.structs.replace(message, log_from=UNSET)
+        view = {**message.view, "log": self._log[log_from - self.start :]}
         return msgspec.structs.replace(message, view=view, log_from=log_from)
+
+
+def wanted(room: Room, seat: int | None, held: Held | None, deltas: bool) -> int:
+    """Where the log of ``seat``'s message must start for a connection holding ``held``: the length
+    it holds, when it takes deltas and holds this very game's log of this seat; else 0."""
+    if not deltas or held is None or held.game != room.game_id or held.seat != seat:
+        return 0
+    return held.length
 
 
 class Texts:
@@ -175,11 +222,19 @@ def texts_for(
     cache: dict[int | None, SeatTexts] | None = None,
     info: dict[str, Any] | None = None,
     shared: Table | None = None,
+    held: Held | None = None,
+    deltas: bool = False,
 ) -> SeatTexts:
-    """``seat``'s message, from ``cache`` when another socket of the seat had it built already."""
+    """``seat``'s message for a connection holding ``held`` (with ``deltas``: protocol v2), from
+    ``cache`` when another socket of the seat had it built already and it holds the log that
+    connection lacks; else built from ``room`` (the version the cache is of), its log from where
+    this connection's ends, or from where the cached one's started if that is sooner."""
     texts = cache.get(seat) if cache is not None else None
-    if texts is None:
-        texts = SeatTexts(room, seat, message_for(room, seat, connected, info, shared))
+    if texts is None or not texts.covers(held, deltas):
+        since = wanted(room, seat, held, deltas)
+        if texts is not None:
+            since = min(since, texts.start)
+        texts = SeatTexts(room, seat, message_for(room, seat, connected, info, shared, since=since))
         if cache is not None:
             cache[seat] = texts
     return texts

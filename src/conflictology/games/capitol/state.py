@@ -165,6 +165,11 @@ class CapitolState(CapitolFields, GameState):
             raise ValueError(f"no seat {seat!r} at a table of {self.n}")
         return render_view(self, seat)
 
+    def view_since(self, seat: int | None, start: int) -> tuple[View, int]:
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self.n):
+            raise ValueError(f"no seat {seat!r} at a table of {self.n}")
+        return render_view(self, seat, log_start=max(0, start)), len(self.log)
+
     def to_json(self) -> str:
         doc: dict[str, Any] = {"game": "capitol", "version": 1}
         for name in FIELDS:

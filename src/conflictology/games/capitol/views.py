@@ -59,7 +59,9 @@ from conflictology.games.capitol.fields import CapitolFields, LogEntry
 from conflictology.games.capitol.honesty import honesty_list
 
 
-def render_view(state: CapitolFields, seat: int | None, with_log: bool = True) -> View:
+def render_view(state: CapitolFields, seat: int | None, with_log: bool = True, log_start: int = 0) -> View:
+    """``seat``'s view; its ``log`` from entry ``log_start`` on (``view_since``), none without
+    ``with_log``."""
     n = state.n
     players = []
     for i in range(n):
@@ -87,9 +89,15 @@ def render_view(state: CapitolFields, seat: int | None, with_log: bool = True) -
     if not state.one_prompt:
         view["two_prompts"] = True  # a game saved before ruling 6a plays on as it started
     # Without: a replay's step (replay.step_view), whose log is sent once, not at every step.
-    log = [render_entry(e) for e in state.log] if with_log or phase is OVER else []
+    # The summary reads the whole log (only once the game is over); otherwise only the tail asked
+    # for is rendered: every seat's view is rendered at every change.
+    whole = phase is OVER or (with_log and log_start <= 0)
+    log = [render_entry(e) for e in state.log] if whole else []
     if with_log:
-        view["log"] = log
+        if whole:
+            view["log"] = log[log_start:] if log_start > 0 else log
+        else:
+            view["log"] = [render_entry(e) for e in state.log[log_start:]]
     if seat is not None:
         # What this seat learnt as the Police player and still knows (until that hand changes).
         view["known"] = [{"seat": t, "card": c} for p, t, c in state.known if p == seat]
