@@ -2,7 +2,7 @@
 ``sync``) beside its log's tail alone (``GameState.view_since``: what a v2 broadcast renders for
 sockets that are up to date), at several game lengths.
 
-    .venv/bin/python -m benchmarks.long_views [--lengths 25 100 250 500] [--repeat 2000] [--runs 5]
+    .venv/bin/python -m benchmarks.long_views [--lengths 25 100 250 500] [--repeat 500] [--runs 5]
 
 The game is issue 25's: two Capitol seats that claim the Reporter and let each other be, under the
 stalemate rule at its longest (200 quiet turns), as tests/server/test_log_deltas.py plays it. At
