@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from capitol_helpers import B, J, M, P, R, table
 from conflictology import bots, games
 from conflictology.bots.capitol_knowledge import Knowledge, LogMemo
 from conflictology.bots.capitol_rules import ClaimTrace, RulePlayer
@@ -123,3 +124,18 @@ def test_the_heuristic_knows_who_may_block_a_steal_at_this_table(blockers: list[
     from_view = Knowledge(state.view(seat))
     from_state = Knowledge.of_state(state, seat, LogMemo())
     assert from_view.steal_blockers == from_state.steal_blockers == tuple(blockers)
+
+
+def test_the_bystander_threshold_is_a_param_of_the_heuristic() -> None:
+    # Seat 0 claims a Banker; seat 1, holding two of the three, is a bystander (the claim is aimed at
+    # nobody, seat 2 may call it too) who doubts it but cannot count it as a certain bluff.
+    s = table([[M, R], [B, B], [J, P]])
+    s.apply(0, {"type": "banker"})
+    assert s.waiting_for()[0] == 1
+    view, legal = s.view(1), s.legal_actions(1)
+    answer = {
+        x: bots.make(f"heuristic:bystander={x}", GAME, 1, seed=3).act(view, legal)["type"] for x in (-5, 5)
+    }
+    assert answer == {-5: "challenge", 5: "pass"}
+    default = bots.make("heuristic", GAME, 1, seed=3).act(view, legal)
+    assert default == bots.make("heuristic:bystander=0.4", GAME, 1, seed=3).act(view, legal)

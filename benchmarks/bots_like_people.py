@@ -1,0 +1,326 @@
+"""How the Capitol bots play beside people: bluffs, challenges, blocks, the action mix (issue 28).
+
+    python benchmarks/bots_like_people.py                      # every bot, 4 and 2 players (minutes)
+    python benchmarks/bots_like_people.py --bots normal,hard --games 400 --hard-games 40
+    python benchmarks/bots_like_people.py --json
+
+Each bot named in ``--bots`` sits at tables of ``--field`` bots (``normal`` by default: one measured
+seat and the rest ``normal``, the seats rotated from game to game as ``conflictology simulate`` does;
+``normal`` itself is measured at every seat of its all-``normal`` tables). Games are played with the
+engine directly, seeded, and counted from what the engine knows:
+
+* **claims**: each role claimed (a turn action's, a block's) and whether the claimant held it at that
+  moment: the game's own end-of-game record (``views.summary``: the log and the state's private
+  honesty bits, the record the table shows everyone at the end). A bluff is a claim without the card.
+* **challenges**: a *chance* is a decision whose legal actions include a challenge (a claim's or a
+  block's window, the target's one prompt); a challenge is *right* when it caught a bluff.
+* **blocks**: the blocks made and the share genuine (the blocker held the role); the Judge's blocks of
+  a Hacker apart (Coup's Contessa against an assassination), and how many of the Hackers aimed at the
+  seat it blocked.
+* **the action mix**: each turn's action (Income, Foreign Aid, Scandal and the five claims);
+  **turns**: a game's turns (its ``action`` log entries).
+
+"Winners" counts only the seats that won their game (a shared win included), as the human figures are
+the winners'. Intervals are 95 % Wilson intervals over the counted decisions, taken as independent
+(they cluster within games, so the true intervals are a little wider); the win share's is over games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+
+from conflictology import bots, games
+from conflictology.arena import wilson
+from conflictology.engine import Action, GameState, Rng
+from conflictology.games.capitol.views import summary
+from conflictology.simulate import MAX_DECISIONS
+
+GAME = "capitol"
+DEFAULT_BOTS = (
+    "easy,normal,hard,heuristic-honest,heuristic-bluffer,heuristic-sceptic,heuristic-aggressive,outside-treason"
+)
+# The turn actions in the order of the rules' table (docs/rules/capitol.md).
+ACTIONS = (
+    "income", "foreign_aid", "scandal", "banker", "mafia", "hacker", "reporter",
+    "police_investigate", "police_swap",
+)
+SHORT = {
+    "income": "Inc", "foreign_aid": "FA", "scandal": "Scan", "banker": "Bank", "mafia": "Maf",
+    "hacker": "Hack", "reporter": "Rep", "police_investigate": "PolI", "police_swap": "PolS",
+}
+
+
+@dataclass
+class Counts:
+    """What one bot did, summed over the seats it held (or over the seats that won)."""
+
+    seats: int = 0  # seat-games counted
+    wins: int = 0  # of them, won outright
+    shared: int = 0  # of them, a shared win (the stalemate rule's tie)
+    turns: int = 0  # the games' turns, summed over the seat-games
+    turns_sq: int = 0
+    claims: int = 0
+    bluffs: int = 0
+    action_claims: int = 0
+    action_bluffs: int = 0
+    chances: int = 0  # decisions with a challenge among the legal actions
+    challenges: int = 0
+    right: int = 0  # challenges that caught a bluff
+    blocks: int = 0
+    genuine: int = 0
+    judge_blocks: int = 0  # Judge blocks of a Hacker
+    judge_genuine: int = 0
+    hacked: int = 0  # Hackers aimed at the seat
+    actions: Counter[str] = field(default_factory=Counter)
+
+    def add(self, other: Counts) -> None:
+        for name, value in vars(other).items():
+            if name == "actions":
+                self.actions.update(value)
+            else:
+                setattr(self, name, getattr(self, name) + value)
+
+
+def count_game(state: GameState, chances: Sequence[int]) -> list[Counts]:
+    """Each seat's counts in a finished (or stopped) Capitol game. ``chances[s]``: the decisions of
+    seat ``s`` that offered a challenge (``Recorder`` counts them as the game is played)."""
+    n = state.num_players
+    spectator = state.view(None)
+    log = spectator["log"]
+    # The game's own record of the claims: the rendered log and the private honesty bits.
+    record = summary(log, state.honesty, n)  # type: ignore[attr-defined]
+    per = [Counts(seats=1) for _ in range(n)]
+    winners = state.winners()
+    turns = sum(1 for e in log if e["type"] == "action")
+    for seat, c in enumerate(per):
+        c.chances = chances[seat]
+        c.turns = turns
+        c.turns_sq = turns * turns
+        if seat in winners:
+            if len(winners) == 1:
+                c.wins = 1
+            else:
+                c.shared = 1
+    for e in log:
+        if e["type"] == "action":
+            per[e["seat"]].actions[e["action"]] += 1
+    for claim in record["claims"]:
+        c = per[claim["seat"]]
+        c.claims += 1
+        c.bluffs += not claim["honest"]
+        if "action" in claim:
+            c.action_claims += 1
+            c.action_bluffs += not claim["honest"]
+            if claim["action"] == "hacker" and claim["target"] is not None:
+                per[claim["target"]].hacked += 1
+        else:
+            c.blocks += 1
+            c.genuine += claim["honest"]
+            if claim["block"] == "hacker":
+                c.judge_blocks += 1
+                c.judge_genuine += claim["honest"]
+        if claim["challenged"]:
+            ch = per[claim["challenger"]]
+            ch.challenges += 1
+            ch.right += claim["caught"]
+    return per
+
+
+class Recorder:
+    """Counts, decision by decision, each seat's chances to challenge."""
+
+    def __init__(self, players: int) -> None:
+        self.chances = [0] * players
+
+    def before(self, seat: int, legal: Iterable[Action]) -> None:
+        if any(a["type"] == "challenge" for a in legal):
+            self.chances[seat] += 1
+
+
+def play(state: GameState, seated: Sequence[bots.Bot], max_decisions: int = MAX_DECISIONS) -> list[Counts]:
+    """Play ``state`` to its end as ``bots.play_game`` does (the first awaited seat each time) and
+    count it; a game stopped at ``max_decisions`` is counted as it stands (nobody won it)."""
+    rec = Recorder(state.num_players)
+    decisions = 0
+    while decisions < max_decisions:
+        waiting = state.waiting_for()
+        if not waiting:
+            break
+        seat = waiting[0]
+        legal = state.legal_actions(seat)
+        rec.before(seat, legal)
+        state.apply(seat, seated[seat].act(state.view(seat), legal))
+        decisions += 1
+    return count_game(state, rec.chances)
+
+
+@dataclass
+class Result:
+    bot: str
+    players: int
+    games: int
+    field: str
+    seconds: float
+    unfinished: int
+    all: Counts
+    winners: Counts
+
+
+def measure(bot: str, players: int, n_games: int, seed: int, field_bot: str = "normal") -> Result:
+    """``n_games`` games of ``bot`` at a table of ``field_bot``s, seats rotated; the seats it held
+    counted (every seat when it is the field itself)."""
+    game = games.get(GAME)
+    lineup = [bot] + [field_bot] * (players - 1)
+    master = Rng(seed)
+    total, won = Counts(), Counts()
+    unfinished = 0
+    start = time.perf_counter()
+    for g in range(n_games):
+        holders = [lineup[(i + g) % players] for i in range(players)]
+        state = game.new_game(players=players, seed=master.next64())
+        seated = [bots.make(name, game, seat, seed=master.next64()) for seat, name in enumerate(holders)]
+        per = play(state, seated)
+        unfinished += not state.is_over()
+        for seat, c in enumerate(per):
+            if holders[seat] != bot:
+                continue
+            total.add(c)
+            if c.wins or c.shared:
+                won.add(c)
+    return Result(bot, players, n_games, field_bot, time.perf_counter() - start, unfinished, total, won)
+
+
+# ---------------------------------------------------------------------------------------- the tables
+
+
+def pct(k: int, n: int, interval: bool = True) -> str:
+    if n == 0:
+        return "—"
+    if not interval:
+        return f"{100 * k / n:.0f}"
+    lo, hi = wilson(k, n)
+    return f"{100 * k / n:.1f} ({100 * lo:.0f}–{100 * hi:.0f})"
+
+
+def mean_turns(c: Counts) -> str:
+    if c.seats == 0:
+        return "—"
+    m = c.turns / c.seats
+    var = max(0.0, c.turns_sq / c.seats - m * m)
+    half = 1.96 * math.sqrt(var / c.seats) if c.seats > 1 else 0.0
+    return f"{m:.1f} ± {half:.1f}"
+
+
+HUMAN = (
+    "| human winners (treason, 5 players) | — | — | — | 12 | — | 5–8 | 76 | — | — | 96 | ~20 |"
+)
+
+
+def table(results: Sequence[Result], winners: bool) -> str:
+    head = (
+        "| bot | games (seats) | win share (95 % CI) | turns/game | bluffs, % of action claims "
+        "| bluffs, % of all claims "
+        "| challenges, % of chances | challenges right, % | blocks/game | blocks genuine, % "
+        "| Judge blocks of a Hacker genuine, % (n) | Hackers at it blocked by a Judge, % |"
+    )
+    lines = [head, "|" + "---|" * 12]
+    for r in results:
+        c = r.winners if winners else r.all
+        fair = (r.all.seats == r.games * r.players)  # the field itself: every seat counted
+        share = "(the field)" if fair else pct(r.all.wins, r.all.seats)
+        if winners:
+            share = f"{c.seats} won"
+        lines.append(
+            f"| `{r.bot}` | {r.games} ({r.all.seats}) | {share} | {mean_turns(c)} "
+            f"| {pct(c.action_bluffs, c.action_claims)} | {pct(c.bluffs, c.claims)} "
+            f"| {pct(c.challenges, c.chances)} | {pct(c.right, c.challenges)} "
+            f"| {c.blocks / c.seats if c.seats else 0:.2f} | {pct(c.genuine, c.blocks)} "
+            f"| {pct(c.judge_genuine, c.judge_blocks, interval=False)} ({c.judge_blocks}) "
+            f"| {pct(c.judge_blocks, c.hacked, interval=False)} |"
+        )
+    if winners:
+        lines.append(HUMAN)
+    return "\n".join(lines)
+
+
+def mix_table(results: Sequence[Result], winners: bool) -> str:
+    lines = [
+        "| bot | " + " | ".join(SHORT[a] for a in ACTIONS) + " | turns counted |",
+        "|" + "---|" * (len(ACTIONS) + 2),
+    ]
+    for r in results:
+        c = r.winners if winners else r.all
+        n = sum(c.actions.values())
+        shares = " | ".join(pct(c.actions[a], n, interval=False) for a in ACTIONS)
+        lines.append(f"| `{r.bot}` | {shares} | {n} |")
+    return "\n".join(lines)
+
+
+def report(results: Sequence[Result], command: str) -> str:
+    out = [f"`{command}`", ""]
+    for players in sorted({r.players for r in results}, reverse=True):
+        rows = [r for r in results if r.players == players]
+        field_bot = rows[0].field
+        out += [
+            f"### {players} players (each bot against {players - 1} `{field_bot}`)",
+            "",
+            "All seats the bot held:",
+            "",
+            table(rows, winners=False),
+            "",
+            "Winners only (the seats that won):",
+            "",
+            table(rows, winners=True),
+            "",
+            "Action mix, % of the bot's turns (winners only):",
+            "",
+            mix_table(rows, winners=True),
+            "",
+            "Action mix, % of the bot's turns (all seats):",
+            "",
+            mix_table(rows, winners=False),
+            "",
+            "Stopped at 2,000 decisions (counted as played, won by nobody): "
+            + ", ".join(f"`{r.bot}` {r.unfinished}" for r in rows)
+            + "; seconds: "
+            + ", ".join(f"`{r.bot}` {r.seconds:.0f}" for r in rows),
+            "",
+        ]
+    return "\n".join(out)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bots", default=DEFAULT_BOTS, help="comma-separated bots to measure")
+    ap.add_argument("--players", default="4,2", help="table sizes, comma-separated")
+    ap.add_argument("--games", type=int, default=2000, help="games per bot and table size")
+    ap.add_argument("--hard-games", type=int, default=80, help="games for a search bot (~0.3 s a decision)")
+    ap.add_argument("--field", default="normal", help="the bot at every other seat")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--json", action="store_true", help="print the counts as JSON instead")
+    args = ap.parse_args(argv)
+    names = [b for b in args.bots.split(",") if b]
+    sizes = [int(p) for p in args.players.split(",") if p]
+    results = []
+    for players in sizes:
+        for name in names:
+            n = args.hard_games if name.split(":")[0] in ("hard", "search", "pimc", "ismcts") else args.games
+            results.append(measure(name, players, n, args.seed, args.field))
+    if args.json:
+        print(json.dumps([asdict(r) for r in results], indent=1))
+        return
+    command = (
+        f"python benchmarks/bots_like_people.py --bots {','.join(names)} --players {args.players} "
+        f"--games {args.games} --hard-games {args.hard_games} --field {args.field} --seed {args.seed}"
+    )
+    print(report(results, command))
+
+
+if __name__ == "__main__":
+    main()
