@@ -125,3 +125,23 @@ def test_a_ten_seat_end_screen_fits_320_px(browser: Browser, server: WebServer) 
             problems.append(f"{lang}: {got}")
         page.context.close()
     assert not problems, "\n".join(problems)
+
+
+def test_the_lobby_takes_ten_at_360_px(browser: Browser, server: WebServer) -> None:
+    """Issue 29: a lobby of ten (a 40-character name among them, eight bots) at 360 px in three
+    languages: ten seats listed, each name whole inside the window, no sideways scroll, and Start."""
+    room = api_room(server, "capitol", ["Ana", "Benedetta Carolina de la Fuente y Montes"], bots=8)
+    for lang in ("en", "de", "pl"):
+        page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+        open_seat(page, server, room, 0, "Ana", lang)
+        page.wait_for_selector("[data-k=start]")
+        expect(page.locator(".seat")).to_have_count(10)
+        got = page.evaluate("""() => ({
+          page: document.documentElement.scrollWidth - innerWidth,
+          cut: [...document.querySelectorAll('.seat .seat-name')]
+            .filter((el) => el.scrollWidth > el.clientWidth + 1
+              || el.getBoundingClientRect().right > innerWidth + 0.5).map((el) => el.textContent),
+          names: [...document.querySelectorAll('.seat .seat-name')].map((el) => el.textContent) })""")
+        assert got["page"] <= 0 and got["cut"] == [], (lang, got)
+        assert len(got["names"]) == 10 and any("de la Fuente y Montes" in n for n in got["names"]), got
+        page.context.close()
