@@ -373,7 +373,12 @@ TABLE_FIT = """() => {
   const cards = [...document.querySelectorAll('.my-hand .card-art')];
   const seen = cards.length > 0 && cards.every((el) => { const r = el.getBoundingClientRect();
     return r.top >= -1 && r.bottom <= window.innerHeight + 1; });
-  return { panels, me: inside(document.querySelector('.me-area')),
+  // The seats use the width: their panels reach from one side of the seats' area to the other.
+  const area = document.querySelector('.opponents');
+  const rects = [...document.querySelectorAll('.opponents .player')].map((el) => el.getBoundingClientRect());
+  const spread = area && rects.length ? (Math.max(...rects.map((r) => r.right))
+    - Math.min(...rects.map((r) => r.left))) / area.getBoundingClientRect().width : 0;
+  return { panels, spread, me: inside(document.querySelector('.me-area')),
     hand: inside(document.querySelector('.my-hand')), handInView: seen,
     answers: answers.map(inside), width: w,
     scroll: document.documentElement.scrollWidth - w,
@@ -397,12 +402,14 @@ def table_fit(page: Page, opponents: int) -> dict[str, Any]:
 
 def assert_table_fits(got: dict[str, Any], opponents: int) -> None:
     """Every seat's name, money, cards and turn marker inside the width, one's own hand and answers
-    too (the hand's cards inside the window's height as well), and no sideways scroll."""
+    too (the hand's cards inside the window's height as well), the seats' panels across the whole
+    width of their area, and no sideways scroll."""
     where = got["width"]
     assert len(got["panels"]) == opponents, (where, got)
     assert got["scroll"] <= 0, (where, got)
     assert got["me"] and got["hand"] and got["handInView"], (where, got)
     assert all(got["answers"]), (where, got)
+    assert got["spread"] >= 0.95, (where, got["spread"])  # the seats use the width
     for panel in got["panels"]:
         assert panel["name"] and panel["money"] and panel["cards"], (where, panel)
         assert panel["turn"] in (None, True), (where, panel)

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from conflictology import games
 from conflictology.cli import app
 from conflictology.engine import Rng
+from conflictology.games.capitol import data
 from conflictology.terminal import TerminalGame, render
 from conflictology.terminal.cli import parse_options
 
@@ -337,3 +338,44 @@ def test_default_bot_is_one_the_game_can_seat() -> None:
         spec, note = default_bot(name)
         bots.check(spec, games.get(name))  # raises if the game cannot seat it
         assert (note is None) == (spec in (bots.DEFAULT_LEVEL, "heuristic"))
+
+
+def test_a_ten_seat_table_is_legible_at_40_columns() -> None:
+    """A phone's terminal or a split pane (issue 29): at 40 columns each of the ten seats' names,
+    money, cards (face down, one's own roles, the lost ones) and the turn marker are there whole (no
+    word cut to "…", no line past the width), through a whole game to its claims at the end; the
+    long names a table may hold wrap inside their column."""
+    names = [f"Seat {s}" for s in range(10)]
+    names[3] = "Seat 3 (you)"
+    names[1] = "Benedetta Carolina de la Fuente y Montes"
+    state = games.get("capitol").new_game(10, seed=11)
+    rng = Rng(11)
+    shown = 0
+    while True:
+        view = state.view(3)
+        out = io.StringIO()
+        narrow = Console(file=out, width=40, color_system=None, force_terminal=False)
+        narrow.print(render.render_table(view, names))
+        text = out.getvalue()
+        lines = text.splitlines()
+        assert "…" not in text, text
+        assert all(len(line) <= 40 for line in lines), text
+        words = set(text.split())
+        for p in view["players"]:
+            seat = p["seat"]
+            assert set(names[seat].split()) <= words, (seat, text)
+            assert f"${p['money']}M" in words, (seat, text)
+            for card in p["revealed"] + (p["hidden"] if isinstance(p["hidden"], list) else []):
+                assert data.ROLE_NAME[card] in text, (seat, card, text)
+        if isinstance(view.get("turn"), int) and not view.get("winners"):
+            marked = [line for line in lines if line.lstrip().startswith("▶")]
+            assert len(marked) == 1 and names[view["turn"]].split()[0] in marked[0], text
+            assert f"turn: {names[view['turn']]}" in " ".join(text.split())
+        if "▮ ▮ (2)" in text:
+            shown += 1
+        if state.is_over():
+            assert "Claims and bluffs" in text and "caught" in text
+            break
+        seat = state.waiting_for()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    assert shown > 0

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, expect
 
 from browser_helpers import (
     OWN_CARDS_OFF_SCREEN,
@@ -28,6 +28,7 @@ from browser_helpers import (
     table_fit,
     watch_errors,
 )
+from server_helpers import Player, Server, make_table, play_randomly, start
 
 pytestmark = pytest.mark.browser
 
@@ -85,3 +86,62 @@ def test_a_ten_seat_table_fits_every_width(browser: Browser, server: WebServer) 
         assert page.evaluate(OWN_CARDS_OFF_SCREEN) == [], (width, choice)
     assert errors == [], errors
     page.context.close()
+
+
+# The end screen's tables at the narrowest phone: each inside the box it sits in (a scroll box
+# included: none needs scrolling sideways), no cell's text cut, and no sideways scroll of the page.
+END_TABLES_FIT = """() => ({
+  page: document.documentElement.scrollWidth - innerWidth,
+  tables: document.querySelectorAll('[data-testid=end] table').length,
+  wide: [...document.querySelectorAll('[data-testid=end] table')]
+    .filter((t) => t.getBoundingClientRect().width > t.parentElement.clientWidth + 0.5)
+    .map((t) => `${t.dataset.testid || t.className} ${Math.round(t.getBoundingClientRect().width)}`
+      + ` > ${t.parentElement.clientWidth}`),
+  cut: [...document.querySelectorAll('[data-testid=end] table :is(th, td)')]
+    .filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent.trim().slice(0, 30)),
+})"""
+
+
+def test_a_ten_seat_end_screen_fits_320_px(browser: Browser, server: WebServer) -> None:
+    """Issues 26 and 29: a standing room's ten-seat Capitol game over, its end screen (the recap's
+    tables, the claims of all ten, the standings) read at 320 px in four languages."""
+    srv = Server(server.url)
+    settings = {"timers": False, "standing": True}
+    table = make_table(srv, "capitol", 1, bots=9, level="random", settings=settings)
+    start(table)
+    host = Player(srv, table.code, table.host_token, 0)
+    play_randomly([host], seed=29)
+    host.close()
+    problems = []
+    for lang in ("en", "es", "de", "pl"):
+        page = browser.new_context(viewport={"width": 320, "height": 740}).new_page()
+        open_seat(page, server, {"code": table.code, "tokens": table.tokens}, 0, "Host", lang)
+        page.wait_for_selector("[data-testid=end] [data-testid=standings-table]", timeout=60_000)
+        page.wait_for_selector("[data-testid=end] [data-testid=recap] table", timeout=60_000)
+        expect(page.locator("[data-testid=claims-summary] tr[data-seat]")).to_have_count(10)
+        got = page.evaluate(END_TABLES_FIT)
+        assert got["tables"] >= 3, got
+        if got["page"] > 0 or got["wide"] or got["cut"]:
+            problems.append(f"{lang}: {got}")
+        page.context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_lobby_takes_ten_at_360_px(browser: Browser, server: WebServer) -> None:
+    """Issue 29: a lobby of ten (a 40-character name among them, eight bots) at 360 px in three
+    languages: ten seats listed, each name whole inside the window, no sideways scroll, and Start."""
+    room = api_room(server, "capitol", ["Ana", "Benedetta Carolina de la Fuente y Montes"], bots=8)
+    for lang in ("en", "de", "pl"):
+        page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+        open_seat(page, server, room, 0, "Ana", lang)
+        page.wait_for_selector("[data-k=start]")
+        expect(page.locator(".seat")).to_have_count(10)
+        got = page.evaluate("""() => ({
+          page: document.documentElement.scrollWidth - innerWidth,
+          cut: [...document.querySelectorAll('.seat .seat-name')]
+            .filter((el) => el.scrollWidth > el.clientWidth + 1
+              || el.getBoundingClientRect().right > innerWidth + 0.5).map((el) => el.textContent),
+          names: [...document.querySelectorAll('.seat .seat-name')].map((el) => el.textContent) })""")
+        assert got["page"] <= 0 and got["cut"] == [], (lang, got)
+        assert len(got["names"]) == 10 and any("de la Fuente y Montes" in n for n in got["names"]), got
+        page.context.close()

@@ -254,6 +254,23 @@ def test_nothing_moves_on_a_first_view_a_jump_or_another_room(page: Page, server
     assert draw(page, msg(views[1], 2, code="REMATCH"))["anims"] == []
 
 
+def test_a_jump_clears_what_still_flies_and_no_flight_takes_a_click(page: Page, server: WebServer) -> None:
+    """A coin caught mid-flight (held where it starts) lets the pointer through to the table under it;
+    then the client jumps far ahead (a reconnect that caught up): the flight is gone at once, not left
+    to land on a table that tells another story."""
+    open_table(page, server)
+    s = table([[B, M], [H, J], [R, P]])
+    before, after = steps(s, 2, [(0, {"type": "income"})])
+    draw(page, msg(before, 2, code="HELD"))
+    held = page.evaluate("(m) => window.motionTest.hold(m)", msg(after, 2, code="HELD"))
+    assert held["layerKids"] == 1 and held["held"] >= 1, held
+    assert held["under"] and all(u not in (None, "motion-layer") for u in held["under"]), held["under"]
+    for _ in range(12):
+        s.apply(s.waiting_for()[0], {"type": "income"})
+    jumped = page.evaluate("(m) => window.motionTest.hold(m)", msg(s.view(2), 2, code="HELD"))
+    assert jumped["layerKids"] == 0 and jumped["anims"] == [] and jumped["held"] == 0, jumped
+
+
 def test_reduced_motion_moves_nothing_and_the_switch_is_off(page: Page, server: WebServer) -> None:
     page.emulate_media(reduced_motion="reduce")
     open_table(page, server)

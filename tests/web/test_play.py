@@ -118,13 +118,14 @@ def test_capitol_full_game_two_people_and_a_bot(
         summary = end.locator("[data-testid=claims-summary]")
         expect(summary).to_be_visible()
         expect(summary.locator("caption")).to_have_text("Claims and bluffs")
-        expect(summary.locator("tbody tr")).to_have_count(3)
-        assert summary.locator("tbody tr").first.locator("th").inner_text().startswith("Ana")
+        expect(summary.locator("tbody tr[data-seat]")).to_have_count(3)
+        assert summary.locator("tbody tr[data-seat]").first.locator("th").inner_text().startswith("Ana")
         claims = summary.locator(".claim")
         assert claims.count() >= 2
         marks = claims.locator(".mark").all_inner_texts()
         assert set(marks) <= {"✓", "✗"}
-        bluffs = [int(x) for x in summary.locator("tbody tr td.num:nth-of-type(2)").all_inner_texts()]
+        counts = summary.locator("tbody tr[data-seat] td.num:nth-of-type(1)")
+        bluffs = [int(x) for x in counts.all_inner_texts()]
         assert sum(bluffs) == marks.count("✗") == summary.locator(".claim.bluff").count()
     expect(ana.locator("[data-k=rematch]")).to_be_visible()
     assert ben.locator("[data-k=rematch]").count() == 0
@@ -374,7 +375,8 @@ def test_lobby_seat_follows_the_servers_you_even_with_twin_names(browser: Browse
 
 def test_i18n_files_have_the_same_keys(page: Page, server: WebServer) -> None:
     """Every language the client offers (js/i18n.js LANGUAGES, all eight) has every key of en.js and
-    none of its own, and a rules sheet of the same sections and items."""
+    none of its own, and a rules sheet of the same sections and items, the Capitol sheet saying how the
+    target's one prompt (challenge, block or let it pass) maps onto the rules."""
     page.goto(server.url + "/")
     got = page.evaluate(
         """async () => {
@@ -391,9 +393,12 @@ def test_i18n_files_have_the_same_keys(page: Page, server: WebServer) -> None:
             out[code] = { missing: [...a].filter((k) => !b.has(k)), extra: [...b].filter((k) => !a.has(k)),
               rules: shape(dict).join('|') === shape(en).join('|') };
           }
+          // The rules sheet says how the target's one prompt maps onto the rules (issue 26).
+          out.onePrompt = en.rules.capitol.flatMap((s) => s.items).filter((i) => i.includes('answers once'));
           return out;
         }"""
     )
+    assert len(got.pop("onePrompt")) == 1
     assert sorted(got) == ["de", "en", "es", "fr", "it", "pl", "pt", "tr"]
     for code, found in got.items():
         assert found == {"missing": [], "extra": [], "rules": True}, (code, found)

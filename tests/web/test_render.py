@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
 
-from browser_helpers import WebServer, run_server
+from browser_helpers import DRAW_TABLE, WebServer, open_table_harness, run_server
 from capitol_helpers import B, H, J, M, P, R, table
 from conflictology.games.capitol import GAME as CAPITOL
 from conflictology.games.conspiranoicos import GAME as CONSPIRANOICOS
@@ -76,11 +76,12 @@ def test_capitol_end_summary_lists_every_claim_with_its_mark(page: Page, server:
     view = finished_capitol(3, seed=4)
     summary = view["summary"]
     probe = """return {
-      rows: el.querySelectorAll('tbody tr').length,
+      rows: el.querySelectorAll('tbody tr[data-seat]').length,
+      lists: [...el.querySelectorAll('tbody')].map((b) => b.querySelectorAll('.claims-row .claim').length),
       claims: el.querySelectorAll('.claim').length,
       bluffs: el.querySelectorAll('.claim.bluff').length,
       caught: el.querySelectorAll('.claim.caught').length,
-      counts: [...el.querySelectorAll('tbody tr')].map(
+      counts: [...el.querySelectorAll('tbody tr[data-seat]')].map(
         (tr) => [...tr.querySelectorAll('td.num')].map((td) => +td.textContent)),
       caption: el.querySelector('caption').textContent,
       labels: [...el.querySelectorAll('.claim')].map((li) => li.getAttribute('aria-label')),
@@ -88,6 +89,8 @@ def test_capitol_end_summary_lists_every_claim_with_its_mark(page: Page, server:
     };"""
     got = render(page, "/js/capitol.js", "endDetail", view, probe, you=None)
     assert got["rows"] == 3
+    # Each player's claims on the row under theirs.
+    assert got["lists"] == [sum(c["seat"] == s for c in summary["claims"]) for s in range(3)]
     assert got["claims"] == len(summary["claims"])
     assert got["bluffs"] == sum(summary["bluffs"]) and got["caught"] == sum(summary["caught"]) > 0
     assert got["counts"] == [[summary["bluffs"][s], summary["caught"][s]] for s in range(3)]
@@ -201,3 +204,44 @@ def test_conspiranoicos_cards_come_from_the_views_catalogue(
     unknown = render(page, "/js/conspiranoicos.js", "renderTable", default_view,
                      f"return (await import('/js/conspiranoicos.js')).cardInfo('{hand[0]}').value;")
     assert unknown == "?"
+
+
+# The end's claims table at each width from a phone's to the side panel's: each cell whole inside its
+# column and the table inside its box and the window (a sideways scroll hid "Caught" behind the side
+# panel's edge, "Caug" showing). The longest name the server takes sits at the table.
+CLAIMS_FIT = """() => {
+  const box = document.querySelector('.claims-summary');
+  const table = box.querySelector('table');
+  const cut = [...box.querySelectorAll('th, td, .claim')]
+    .filter((el) => el.scrollWidth > el.clientWidth + 1
+      || el.getBoundingClientRect().right > innerWidth + 0.5)
+    .map((el) => el.textContent.trim().slice(0, 40));
+  return { cut, over: table.getBoundingClientRect().width - box.clientWidth,
+    scroll: box.scrollWidth - box.clientWidth, page: document.documentElement.scrollWidth - innerWidth,
+    claims: box.querySelectorAll('.claim').length };
+}"""
+
+
+@pytest.mark.parametrize("players", [3, 10])
+def test_capitol_claims_fit_every_width_from_320_to_480_in_every_language(
+    browser: Browser, server: WebServer, players: int
+) -> None:
+    names = ["Ana", "Benedetta Carolina de la Fuente y Montes", "Cat", "Dan", "Eva", "Fay", "Gus", "Hal",
+             "Ivy", "Jo"]  # fmt: skip
+    view = finished_capitol(players, seed=players)
+    seats = [{"seat": s, "name": names[s], "connected": True} for s in range(players)]
+    room = {"code": "ABCD", "game": "capitol", "status": "playing", "game_id": "g", "options": {},
+            "settings": {}, "seats": seats}  # fmt: skip
+    msg = {"type": "state", "seq": 1, "view": view, "legal": [], "deadline": None, "room": room}
+    problems = []
+    for width in (320, 360, 420, 480):
+        page = browser.new_context(viewport={"width": width, "height": 800}, bypass_csp=True).new_page()
+        open_table_harness(page, server)
+        for lang in ("en", "es", "pt", "fr", "de", "it", "pl", "tr"):
+            page.evaluate(DRAW_TABLE, {"msg": msg, "room": room, "lang": lang, "ui": {}})
+            got = page.evaluate(CLAIMS_FIT)
+            assert got["claims"] == len(view["summary"]["claims"]), (width, lang)
+            if got["cut"] or got["over"] > 0.5 or got["scroll"] > 0 or got["page"] > 0:
+                problems.append(f"{width} {lang}: {got}")
+        page.context.close()
+    assert not problems, "\n".join(problems)

@@ -164,6 +164,21 @@ def test_stepping_through_a_capitol_game(browser: Browser, server: WebServer) ->
     with page.expect_download() as dl:
         page.locator("[data-k=export-json]").click()
     assert json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))["actions"] == record["actions"]
+
+    # A step that adds no line to the public log (a pass in a challenge window), the table still
+    # waiting on others: it says so in those words, never "Nothing shown to the table" beside the
+    # "Awaiting: …" that follows it (issue 26).
+    quiet = next(
+        k for k in range(1, len(states))
+        if log_len[k] == log_len[k - 1] and (states[k].view(None).get("pending") or {}).get("awaiting")
+    )  # fmt: skip
+    open_viewer(page, server, table, record["id"], step=quiet)
+    now = page.get_by_test_id("replay-now")
+    expect(now).to_contain_text("No new line in the game log at this step.")
+    assert "Nothing shown" not in page.locator("#app").inner_text()
+    names = [p["name"] for p in record["players"]]
+    awaiting = [names[s] for s in states[quiet].view(None)["pending"]["awaiting"]]
+    expect(page.locator(".replay-centre")).to_contain_text(f"Awaiting: {', '.join(awaiting)}")
     assert not errors, errors
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
@@ -23,38 +24,101 @@ def roles(cards: list[Any]) -> str:
     return ", ".join(role(c) for c in cards) if cards else "—"
 
 
-def table(view: View, names: Names) -> RenderableType:
-    you = view.get("you")
-    turn = view.get("turn")
-    head = Text()
-    head.append(f"Treasury ${view.get('treasury')}M", style="bold")
-    head.append(f"   deck {view.get('deck')} cards   ")
-    if view.get("winners"):
-        head.append("game over", style="bold")
-        head.append(_stalemate_note(view, names))
-    elif isinstance(turn, int):
-        head.append(f"turn: {seat_name(names, turn)}")
-    grid = Table(title=None, expand=False)
-    for col in ("", "player", "money", "face down", "face up (lost)"):
-        grid.add_column(col)
-    for p in view.get("players", []):
-        seat = p.get("seat")
-        hidden = p.get("hidden")
-        if isinstance(hidden, list):
-            down = Text(roles(hidden), style="bold green")
+# Below this many columns the seats are drawn compact: the five boxed columns cut roles and names
+# short at 40 columns ("Polic…", "bluff…"), a ten-seat table's worst case (issue 29).
+WIDE = 64
+
+
+class _Seats:
+    """The seats, boxed in five columns on a wide terminal, compact on a narrow one (a phone's
+    terminal, a split pane): chosen by the width the console gives it, so both stay legible."""
+
+    def __init__(self, view: View, names: Names) -> None:
+        self.view, self.names = view, names
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.wide() if options.max_width >= WIDE else self.compact()
+
+    def rows(self) -> list[tuple[str, Text, str, Text, Text]]:
+        view, out = self.view, []
+        you, turn = view.get("you"), view.get("turn")
+        for p in view.get("players", []):
+            seat = p.get("seat")
+            hidden = p.get("hidden")
+            if isinstance(hidden, list):
+                down = Text(roles(hidden), style="bold green")
+            else:
+                down = Text("▮ " * int(hidden or 0) if hidden else "—", style="dim")
+                if hidden:
+                    down.append(f"({hidden})", style="dim")
+            mark = "▶" if seat == turn and not view.get("winners") else ""
+            name = seat_name(self.names, seat)
+            style = "bold" if seat == you else ""
+            if not p.get("alive", True):
+                name += " (out)"
+                style = "dim strike"
+            out.append(
+                (
+                    mark,
+                    Text(name, style=style),
+                    f"${p.get('money')}M",
+                    down,
+                    Text(roles(p.get("revealed", []))),
+                )
+            )
+        return out
+
+    def wide(self) -> Table:
+        grid = Table(title=None, expand=False)
+        for col in ("", "player", "money", "face down", "face up (lost)"):
+            grid.add_column(col)
+        for row in self.rows():
+            grid.add_row(*row)
+        return grid
+
+    def compact(self) -> Table:
+        """No box and one column of cards (face down, then the lost ones): each word whole, a long
+        name or hand wrapping inside its own column."""
+        grid = Table(box=None, padding=(0, 1), pad_edge=False, expand=False)
+        grid.add_column("", no_wrap=True)
+        grid.add_column("player", ratio=3)
+        grid.add_column("$", no_wrap=True, justify="right")
+        grid.add_column("cards (lost)", ratio=4)
+        for mark, name, money, down, lost in self.rows():
+            cards = down.copy()
+            if lost.plain != "—":
+                cards.append(" · lost ", style="dim")
+                cards.append(lost)
+            grid.add_row(mark, name, money, cards)
+        return grid
+
+
+class _Head:
+    """The Treasury, the deck and whose turn: one line when it fits, else a line each."""
+
+    def __init__(self, view: View, names: Names) -> None:
+        self.view, self.names = view, names
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        view = self.view
+        parts = [
+            Text(f"Treasury ${view.get('treasury')}M", style="bold"),
+            Text(f"deck {view.get('deck')} cards"),
+        ]
+        turn = view.get("turn")
+        if view.get("winners"):
+            parts.append(Text("game over", style="bold") + Text(_stalemate_note(view, self.names)))
+        elif isinstance(turn, int):
+            parts.append(Text(f"turn: {seat_name(self.names, turn)}"))
+        line = Text("   ").join(parts)
+        if line.cell_len <= options.max_width:
+            yield line
         else:
-            down = Text("▮ " * int(hidden or 0) if hidden else "—", style="dim")
-            if hidden:
-                down.append(f"({hidden})", style="dim")
-        mark = "▶" if seat == turn and not view.get("winners") else ""
-        name = seat_name(names, seat)
-        style = "bold" if seat == you else ""
-        if not p.get("alive", True):
-            name += " (out)"
-            style = "dim strike"
-        grid.add_row(
-            mark, Text(name, style=style), f"${p.get('money')}M", down, Text(roles(p.get("revealed", [])))
-        )
+            yield from parts
+
+
+def table(view: View, names: Names) -> RenderableType:
+    head, grid = _Head(view, names), _Seats(view, names)
     extra: list[RenderableType] = []
     for k in view.get("known") or []:
         who, card = seat_name(names, k.get("seat")), role(k.get("card"))
@@ -74,18 +138,38 @@ def table(view: View, names: Names) -> RenderableType:
 
 
 def claims_summary(view: View, names: Names) -> RenderableType:
-    """The end of the game: each player's claims in order, ✓ held the role or ✗ a bluff (views.py)."""
+    """The end of the game: each player's claims in order, ✓ held the role or ✗ a bluff (views.py);
+    boxed on a wide terminal, box-less on a narrow one (every word whole at 40 columns)."""
+    return _ByWidth(lambda: _claims(view, names, wide=True), lambda: _claims(view, names, wide=False))
+
+
+class _ByWidth:
+    """One of two renderings, by the width the console gives: boxed at WIDE columns or more."""
+
+    def __init__(self, wide: Callable[[], RenderableType], narrow: Callable[[], RenderableType]) -> None:
+        self.wide, self.narrow = wide, narrow
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.wide() if options.max_width >= WIDE else self.narrow()
+
+
+def _claims(view: View, names: Names, wide: bool) -> Table:
     summary = view["summary"]
-    grid = Table(title="Claims and bluffs (✓ held the role, ✗ bluff, ⚑ challenged)", title_justify="left")
+    title = "Claims and bluffs (✓ held the role, ✗ bluff, ⚑ challenged)"
+    grid = (
+        Table(title=title, title_justify="left")
+        if wide
+        else Table(title=title, title_justify="left", box=None, padding=(0, 1), pad_edge=False)
+    )
     for col in ("player", "claims, in order", "bluffs", "caught"):
-        grid.add_column(col)
+        grid.add_column(col, justify="left" if col in ("player", "claims, in order") else "right")
     bluffs, caught = summary.get("bluffs", []), summary.get("caught", [])
     for p in view.get("players", []):
         seat = p.get("seat")
         line = Text()
         for claim in (c for c in summary.get("claims", []) if c.get("seat") == seat):
             if line:
-                line.append("  ")
+                line.append("  " if wide else "\n")  # narrow: a claim a line
             style = "green" if claim.get("honest") else "bold red" if claim.get("caught") else "yellow"
             line.append(("✓ " if claim.get("honest") else "✗ ") + role(claim.get("role")), style=style)
             if claim.get("block"):
@@ -95,7 +179,8 @@ def claims_summary(view: View, names: Names) -> RenderableType:
             elif claim.get("challenged"):
                 line.append(f" ⚑ {seat_name(names, claim.get('challenger'))}", style="dim")
         grid.add_row(
-            seat_name(names, seat), line if line else Text("no claims", style="dim"),
+            seat_name(names, seat),
+            line if line else Text("no claims", style="dim"),
             str(bluffs[seat] if isinstance(seat, int) and seat < len(bluffs) else 0),
             str(caught[seat] if isinstance(seat, int) and seat < len(caught) else 0),
         )
@@ -131,9 +216,7 @@ def label(action: Action, view: View, names: Names) -> str:
     if kind == "mafia":
         return f"Mafia: steal up to ${data.MAFIA_STEAL}M from {who}" + _claim_note(view, "mafia")
     if kind == "hacker":
-        return (
-            f"Hacker: pay ${data.COST['hacker']}M, {who} loses an influence" + _claim_note(view, "hacker")
-        )
+        return f"Hacker: pay ${data.COST['hacker']}M, {who} loses an influence" + _claim_note(view, "hacker")
     if kind == "reporter":
         return f"Reporter: draw {data.DRAW['reporter']} cards and exchange" + _claim_note(view, "reporter")
     if kind == "police_investigate":

@@ -71,5 +71,13 @@ async (names) => {
       toggle: (() => { const b = document.querySelector('[data-k=motion]');
         return b ? { pressed: b.getAttribute('aria-pressed'), disabled: b.disabled, label: b.getAttribute('aria-label') } : null; })() };
   }
-  window.motionTest = { draw: (msg) => { draw(msg); return facts(); }, facts, click: (k) => { document.querySelector(`[data-k=${k}]`).click(); return facts(); } };
+  // Drawn and every movement held where it starts (paused in the same task), so a test may look at a
+  // flight however slow the machine: where it is, what is under it, and what a later drawing does to it.
+  const hold = (msg) => { draw(msg); mine().forEach((a) => a.pause()); const f = facts();
+    f.under = [...document.querySelectorAll('#motion-layer > *')].map((el) => { const r = el.getBoundingClientRect();
+      const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return at ? (at.closest('#motion-layer') ? 'motion-layer' : at.className || at.tagName) : null; });
+    f.held = mine().filter((a) => a.playState === 'paused').length;
+    return f; };
+  window.motionTest = { draw: (msg) => { draw(msg); return facts(); }, hold, facts, click: (k) => { document.querySelector(`[data-k=${k}]`).click(); return facts(); } };
 }

@@ -406,6 +406,7 @@ export default {
       { title: 'Blocks', items: [
         'Wird deine Aktion geblockt, akzeptierst du (dein Zug endet) oder zweifelst den Block an.',
         'Wessen Block akzeptiert wurde, legt eine Karte nach Wahl zurück in den Stapel und zieht eine neue.',
+        'Ein Ziel, das anzweifeln und auch blocken darf (das des Hackers, oder das der Mafia, wenn der Raum sie blocken lässt), antwortet nur einmal: anzweifeln, blocken oder durchlassen. Ein so gewählter Block bleibt verborgen, bis die anderen gepasst oder ihren Zweifel verloren haben; entlarvt ein Zweifel den Bluff, scheitert die Aktion und nichts wird geblockt.',
       ] },
       { title: 'Einfluss verlieren', items: ['Du wählst, welche Karte du aufdeckst; sie bleibt offen. Ohne verdeckte Karte scheidest du aus.'] },
     ],

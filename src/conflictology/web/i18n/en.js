@@ -405,6 +405,7 @@ export default {
       { title: 'Blocks', items: [
         'When your action is blocked you accept it (your turn ends) or challenge the block.',
         'A blocker whose block was accepted returns a card of their choice to the deck and draws a new one.',
+        'A target who may both challenge and block (a Hacker’s target, or a Mafia’s where the room lets it be blocked) answers once: challenge, block or let it pass. A block chosen there stays unseen until the others have passed or lost their challenge; if a challenge catches the bluff, the action fails and nothing is blocked.',
       ] },
       { title: 'Losing influence', items: ['You choose which card to turn face up; it stays face up. With no face-down card left, you are out.'] },
     ],

@@ -404,6 +404,7 @@ export default {
       { title: 'Bloqueos', items: [
         'Si bloquean tu acción, aceptas (tu turno termina) o desafías el bloqueo.',
         'Quien bloqueó sin ser desafiado devuelve una carta a su elección al mazo y roba otra.',
+        'Un objetivo que puede desafiar y también bloquear (el del Hacker, o el de la Mafia si la sala deja bloquearla) responde una sola vez: desafiar, bloquear o dejarlo pasar. El bloqueo elegido así no se ve hasta que los demás han pasado o perdido su desafío; si un desafío pilla el farol, la acción fracasa y no hay nada que bloquear.',
       ] },
       { title: 'Perder influencia', items: ['Tú eliges qué carta pones boca arriba; queda a la vista. Sin cartas boca abajo, quedas fuera.'] },
     ],

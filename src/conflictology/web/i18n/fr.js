@@ -408,6 +408,7 @@ export default {
       { title: 'Blocages', items: [
         'Quand ton action est bloquée, tu l’acceptes (ton tour se termine) ou tu contestes le blocage.',
         'Celui dont le blocage a été accepté remet une carte de son choix dans la pioche et en pioche une nouvelle.',
+        'Une cible qui peut contester et aussi bloquer (celle du Hacker, ou celle de la Mafia si la salle permet de la bloquer) répond une seule fois : contester, bloquer ou laisser passer. Le blocage choisi ainsi reste caché jusqu’à ce que les autres aient passé ou perdu leur contestation ; si une contestation démasque le bluff, l’action échoue et il n’y a rien à bloquer.',
       ] },
       { title: 'Perdre une influence', items: ['Tu choisis la carte à retourner face visible ; elle le reste. Sans carte face cachée, tu es éliminé.'] },
     ],

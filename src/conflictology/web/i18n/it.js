@@ -408,6 +408,7 @@ export default {
       { title: 'Blocchi', items: [
         'Quando la tua azione viene bloccata, accetti (il tuo turno finisce) o contesti il blocco.',
         'Chi ha visto accettato il proprio blocco rimette nel mazzo una carta a scelta e ne pesca una nuova.',
+        'Un bersaglio che può contestare e anche bloccare (quello dell’Hacker, o quello della Mafia se la stanza permette di bloccarla) risponde una sola volta: contestare, bloccare o lasciar passare. Il blocco scelto così resta nascosto finché gli altri non hanno passato o perso la contestazione; se una contestazione scopre il bluff, l’azione fallisce e non c’è nulla da bloccare.',
       ] },
       { title: 'Perdere influenza', items: ['Scegli tu quale carta scoprire; resta scoperta. Senza carte coperte, sei fuori.'] },
     ],

@@ -417,6 +417,7 @@ export default {
       { title: 'Blokady', items: [
         'Gdy twoja akcja zostaje zablokowana, przyjmujesz blokadę (twoja tura się kończy) albo ją sprawdzasz.',
         'Gracz, którego blokada została przyjęta, odkłada do talii wybraną kartę i dobiera nową.',
+        'Cel, który może i sprawdzić, i zablokować (cel Hakera albo Mafii, jeśli pokój pozwala ją blokować), odpowiada tylko raz: sprawdza, blokuje albo przepuszcza. Tak wybrana blokada pozostaje ukryta, dopóki pozostali nie spasują albo nie przegrają sprawdzenia; jeśli sprawdzenie zdemaskuje blef, akcja się nie udaje i nic nie zostaje zablokowane.',
       ] },
       { title: 'Utrata wpływu', items: ['To ty wybierasz, którą kartę odkryć; zostaje odkryta. Bez zakrytych kart odpadasz z gry.'] },
     ],

@@ -408,6 +408,7 @@ export default {
       { title: 'Bloqueios', items: [
         'Quando bloqueiam sua ação, você aceita (seu turno acaba) ou contesta o bloqueio.',
         'Quem teve o bloqueio aceito devolve ao baralho uma carta à sua escolha e compra uma nova.',
+        'Um alvo que pode contestar e também bloquear (o do Hacker, ou o da Máfia se a sala deixar bloqueá-la) responde uma só vez: contestar, bloquear ou deixar passar. O bloqueio escolhido assim fica oculto até que os outros passem ou percam a contestação; se uma contestação pegar o blefe, a ação falha e não há nada a bloquear.',
       ] },
       { title: 'Perder influência', items: ['Você escolhe qual carta virar para cima; ela fica à vista. Sem cartas viradas para baixo, você está fora.'] },
     ],

@@ -408,6 +408,7 @@ export default {
       { title: 'Engeller', items: [
         'Eylemin engellenince ya kabul edersin (turun biter) ya da engele itiraz edersin.',
         'Engeli kabul edilen oyuncu seçtiği bir kartı desteye geri koyar ve yenisini çeker.',
+        'Hem itiraz edip hem engelleyebilen hedef (Hacker’ın hedefi ya da oda izin veriyorsa Mafya’nınki) yalnızca bir kez yanıt verir: itiraz eder, engeller ya da geçer. Böyle seçilen engel, diğerleri pas geçene ya da itirazlarını kaybedene kadar gizli kalır; bir itiraz blöfü yakalarsa eylem başarısız olur ve hiçbir şey engellenmez.',
       ] },
       { title: 'Nüfuz kaybetmek', items: ['Hangi kartı açacağını sen seçersin; o kart açık kalır. Kapalı kartın kalmazsa oyun dışı kalırsın.'] },
     ],

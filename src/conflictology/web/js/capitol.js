@@ -401,22 +401,28 @@ export function endDetail(c) {
   if (!s || !Array.isArray(s.claims)) return null;
   const seats = (c.view.players || []).map((_, i) => i);
   const count = (list, seat) => String((Array.isArray(list) && list[seat]) || 0);
-  // Scrolls sideways on a narrow phone: focusable, so a keyboard can scroll it too.
+  // Each player's row (name, bluffs, caught), then their claims on a row of their own across the
+  // table: three columns fit a 320 px phone and the side panel in every language, where a column of
+  // claims beside the counts pushed "Caught" past the panel's edge. Still focusable and scrollable
+  // sideways, should a browser's font ever need it.
   return h('div', { class: 'claims-summary', tabindex: 0, role: 'region', 'aria-label': t('capitol.summary.title') },
     h('table', { class: 'scores claims', 'data-testid': 'claims-summary' },
       h('caption', null, t('capitol.summary.title')),
       h('thead', null, h('tr', null,
-        ['player', 'claims', 'bluffs', 'caught'].map((k) => h('th', { scope: 'col' }, t(`capitol.summary.${k}`))))),
-      h('tbody', null, seats.map((seat) => {
+        ['player', 'bluffs', 'caught'].map((k) => h('th', { scope: 'col' }, t(`capitol.summary.${k}`))))),
+      seats.map((seat) => {
         const mine = s.claims.filter((k) => k.seat === seat);
-        return h('tr', { 'data-seat': seat },
-          h('th', { scope: 'row' }, seat === c.you ? `${c.name(seat)} (${t('common.you')})` : c.name(seat)),
-          h('td', null, mine.length
-            ? h('ul', { class: 'claim-list' }, mine.map((k) => claimChip(c, k)))
-            : h('span', { class: 'muted' }, t('capitol.summary.none'))),
-          h('td', { class: 'num' }, count(s.bluffs, seat)),
-          h('td', { class: 'num' }, count(s.caught, seat)));
-      }))),
+        return h('tbody', { 'data-seat': seat },
+          h('tr', { 'data-seat': seat },
+            h('th', { scope: 'row' }, seat === c.you ? `${c.name(seat)} (${t('common.you')})` : c.name(seat)),
+            h('td', { class: 'num' }, count(s.bluffs, seat)),
+            h('td', { class: 'num' }, count(s.caught, seat))),
+          h('tr', { class: 'claims-row' }, h('td', { colspan: 3 },
+            h('span', { class: 'sr-only' }, `${t('capitol.summary.claims')}: `),
+            mine.length
+              ? h('ul', { class: 'claim-list' }, mine.map((k) => claimChip(c, k)))
+              : h('span', { class: 'muted' }, t('capitol.summary.none')))));
+      })),
     h('p', { class: 'muted small' }, t('capitol.summary.legend')));
 }
 

@@ -50,6 +50,9 @@ export function after(c, code) {
   const root = document.querySelector('#main .table-wrap');
   if (!root) return;
   const fresh = step(before, view);
+  // Not one small step on (a reconnect, a state far ahead, a rematch, a first view): what still flies
+  // belongs to a table no longer drawn, and would land on seats whose story it no longer tells.
+  if (fresh === null) clearLayer();
   const moving = enabled() && !document.hidden;
   strip(root, c, moving && fresh !== null && fresh.length > 0);
   // A plaque pops up only when it is new since the last view one small step back.
@@ -137,9 +140,12 @@ function layer() {
   return el;
 }
 
+// Everything still in flight, stopped and gone (its animations cancelled, not left to run unseen).
 function clearLayer() {
   const el = document.getElementById('motion-layer');
-  if (el) el.replaceChildren();
+  if (!el) return;
+  for (const a of el.getAnimations({ subtree: true })) a.cancel();
+  el.replaceChildren();
 }
 
 function drop(el, anim) {
