@@ -87,26 +87,32 @@ class Rng:
         the lanes out in two C calls.
         """
         count = len(items) - 1
-        if type(self).randrange is not Rng.randrange:
+        if type(self) is not Rng:
             # A generator that answers randrange its own way (openspiel's scripted chance) is asked
-            # draw by draw.
+            # draw by draw (a subclass's randrange is not ours: the test is by type, one comparison).
             for i in range(count, 0, -1):
                 j = self.randrange(i + 1)
                 items[i], items[j] = items[j], items[i]
             return
         if count <= 0:
             return
-        ones, steps, mask, lanes = _lanes(count)
+        # A shuffle costs more in its fixed steps than in its draws (the deck of six seats shuffles
+        # seven cards): the lanes are read from a list, not a cached call.
+        ones, steps, mask, lanes = _LANES[count] if count < _LANES_MADE else _lanes(count)
+        state = self.state
         # Lane m holds the state after m + 1 draws: every lane is the current state plus its steps.
-        x = (self.state * ones + steps) & mask
+        x = (state * ones + steps) & mask
         z = ((x ^ (x >> 30)) & mask) * _MIX1 & mask
         z = ((z ^ (z >> 27)) & mask) * _MIX2 & mask
-        z = (z ^ (z >> 31)) & mask
-        draws = lanes.unpack(z.to_bytes(16 * count, "little"))
-        for i, draw in zip(range(count, 0, -1), draws, strict=True):
-            j = draw % (i + 1)
+        # No mask after the last step: what the shift brings down from the lane above lands in the
+        # lane's high half, which the struct skips.
+        z ^= z >> 31
+        i = count + 1  # draw m (i = count + 1 - m) swaps item i - 1 with item draw % i
+        for draw in lanes.unpack(z.to_bytes(16 * count, "little")):
+            j = draw % i
+            i -= 1
             items[i], items[j] = items[j], items[i]
-        self.state = (self.state + _GAMMA * count) & _MASK64
+        self.state = (state + _GAMMA * count) & _MASK64
 
     def copy(self) -> Rng:
         return Rng(self.state)
@@ -119,6 +125,12 @@ def _lanes(count: int) -> tuple[int, int, int, struct.Struct]:
     ones = sum(1 << (128 * m) for m in range(count))
     steps = sum((_GAMMA * (m + 1)) << (128 * m) for m in range(count))
     return ones, steps, ones * _MASK64, struct.Struct("<" + "Q8x" * count)
+
+
+# The lanes of every shuffle a game of up to ten seats makes (its deck, 30 cards at most, and less),
+# made once at import.
+_LANES_MADE = 40
+_LANES = [_lanes(count) if count else (0, 0, 0, struct.Struct("")) for count in range(_LANES_MADE)]
 
 
 def action_key(action: Mapping[str, Any]) -> str:

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from itertools import combinations, compress
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from conflictology.engine import Action, IllegalAction, Rng
 from conflictology.games.capitol import data
@@ -203,8 +204,27 @@ def block_roles(s: CapitolFields) -> tuple[str, ...]:
 def apply(s: CapitolFields, seat: int, action: Any) -> None:
     """The engine's ``apply``: always by value, never by identity (the dict may be one legal_actions
     handed out and the caller changed since: a Mafia retargeted at oneself, an Income turned into a
-    Scandal)."""
-    apply_key(s, seat, key_of(action), action)
+    Scandal).
+
+    ``key_of`` and ``apply_key`` written out in one function: a Python call costs about as much as
+    the rest of a pass in a challenge window, and every decision of a playout comes through here.
+    The key is read as ``key_of`` reads it (tests/games/capitol/test_robustness.py)."""
+    k: Key | None = None
+    if type(action) is dict:
+        kind = action.get("type")
+        if type(kind) is str:
+            size = len(action)
+            if size == 1:
+                k = (kind, None, None)
+            elif size == 2:
+                k = key_of(action)  # a field besides the type: read by the one strict reader
+    legal = s._legal if seat is s._lseat else choices(s, seat)
+    if k is None or k not in legal.keys:
+        _refuse(s, seat, legal, k, action)
+    s._lseat = -1
+    s._legal = NO_CHOICES  # so that -1, not a seat, never finds the last seat's choices
+    s.moves += 1
+    _ON_PHASE[s.phase](s, seat, k)
 
 
 def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
@@ -214,37 +234,31 @@ def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
     # ``choices`` with its cache's hit written out: an action mostly follows legal_actions' call.
     legal = s._legal if seat is s._lseat else choices(s, seat)
     if k is None or k not in legal.keys:
-        if not legal.actions:  # an awaited seat always has a legal action
-            awaiting = s.awaiting
-            raise IllegalAction(f"seat {seat!r} is not awaited now (waiting for {awaiting}); phase {s.phase}")
-        raise IllegalAction(refusal(s, seat, action_of(k) if action is None and k is not None else action))
+        _refuse(s, seat, legal, k, action)
     s._lseat = -1
     s._legal = NO_CHOICES  # so that -1, not a seat, never finds the last seat's choices
     s.moves += 1
-    phase = s.phase
-    if phase is CHALLENGE:
-        _on_challenge(s, seat, k)
-    elif phase is TURN:
-        _on_turn(s, seat, k)
-    elif phase is BLOCK:
-        _on_block(s, seat, k)
-    elif phase is BLOCK_CHALLENGE:
-        _on_block_challenge(s, seat, k[0])
-    elif phase is LOSE:
-        s.losses.pop(0)
-        _lose(s, seat, k[2])
-        if s.phase is not OVER:
-            _run_losses(s)
-    elif phase is RETURN:
-        _replace(s, seat, k[2])
-        s.log.append(("return", seat))
-        _next_turn(s)
-    elif phase is EXCHANGE:
-        _on_exchange(s, seat, list(k[2]))
-    elif phase is SHOW:
-        _show(s, seat, k[2])
-    elif phase is INVESTIGATE:
-        _on_investigate(s, seat, k[0])
+    _ON_PHASE[s.phase](s, seat, k)
+
+
+def _refuse(s: CapitolFields, seat: int, legal: Choices, k: Key | None, action: Any) -> NoReturn:
+    if not legal.actions:  # an awaited seat always has a legal action
+        awaiting = s.awaiting
+        raise IllegalAction(f"seat {seat!r} is not awaited now (waiting for {awaiting}); phase {s.phase}")
+    raise IllegalAction(refusal(s, seat, action_of(k) if action is None and k is not None else action))
+
+
+def _on_lose(s: CapitolFields, seat: int, k: Key) -> None:
+    s.losses.pop(0)
+    _lose(s, seat, k[2])
+    if s.phase is not OVER:
+        _run_losses(s)
+
+
+def _on_return(s: CapitolFields, seat: int, k: Key) -> None:
+    _replace(s, seat, k[2])
+    s.log.append(("return", seat))
+    _next_turn(s)
 
 
 def refusal(s: CapitolFields, seat: int, action: Any) -> str:
@@ -462,7 +476,8 @@ def _block(s: CapitolFields, seat: int, role: str) -> None:
         s.awaiting = [s.actor]  # ruling 7: the book's two options are the actor's
 
 
-def _on_block_challenge(s: CapitolFields, seat: int, kind: str) -> None:
+def _on_block_challenge(s: CapitolFields, seat: int, k: Key) -> None:
+    kind = k[0]
     blocker = s.blocker
     if kind == "pass":
         s.awaiting.remove(seat)
@@ -639,7 +654,8 @@ def _begin_exchange(s: CapitolFields, count: int) -> None:
     s.awaiting = [actor]
 
 
-def _on_exchange(s: CapitolFields, seat: int, cards: list[str]) -> None:
+def _on_exchange(s: CapitolFields, seat: int, k: Key) -> None:
+    cards: list[str] = list(k[2])
     rest = s.hidden[seat][:]
     for card in cards:
         rest.remove(card)
@@ -648,6 +664,10 @@ def _on_exchange(s: CapitolFields, seat: int, cards: list[str]) -> None:
     s.rng.shuffle(s.deck)
     s.log.append(("exchange", seat, len(rest)))
     _next_turn(s)
+
+
+def _on_show(s: CapitolFields, seat: int, k: Key) -> None:
+    _show(s, seat, k[2])
 
 
 def _show(s: CapitolFields, target: int, card: str) -> None:
@@ -660,7 +680,8 @@ def _show(s: CapitolFields, target: int, card: str) -> None:
     s.awaiting = [police]
 
 
-def _on_investigate(s: CapitolFields, seat: int, kind: str) -> None:
+def _on_investigate(s: CapitolFields, seat: int, k: Key) -> None:
+    kind = k[0]
     target = s.target
     if kind == "force_redraw":
         _replace(s, target, s.shown)
@@ -684,6 +705,19 @@ def _forget(s: CapitolFields, seat: int) -> None:
     # Police knowledge of a hand lasts until that hand changes in any way.
     s.known = [k for k in s.known if k[1] != seat]
 
+
+# The phase machine: each phase's handler of an awaited seat's legal action (its key).
+_ON_PHASE: Final[dict[Phase, Callable[[CapitolFields, int, Key], None]]] = {
+    CHALLENGE: _on_challenge,
+    TURN: _on_turn,
+    BLOCK: _on_block,
+    BLOCK_CHALLENGE: _on_block_challenge,
+    LOSE: _on_lose,
+    RETURN: _on_return,
+    EXCHANGE: _on_exchange,
+    SHOW: _on_show,
+    INVESTIGATE: _on_investigate,
+}
 
 _MISSING: Any = object()
 
