@@ -63,7 +63,8 @@ def instructions(cell: str, warmup: int, count: int) -> tuple[int, int]:
         done = subprocess.run(
             [
                 "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                sys.executable, "-m", "benchmarks.engine_instructions", "--play", cell, str(warmup), str(count),
+                sys.executable, "-m", "benchmarks.engine_instructions",
+                "--play", cell, str(warmup), str(count),
             ],
             capture_output=True, text=True, check=True,
         )
@@ -75,7 +76,9 @@ def instructions(cell: str, warmup: int, count: int) -> tuple[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--cells", nargs="*", default=DEFAULT_CELLS, help="game/players (coupml/6 for coupml)")
+    parser.add_argument(
+        "--cells", nargs="*", default=DEFAULT_CELLS, help="game/players (coupml/6 for coupml)"
+    )
     parser.add_argument("--games", type=int, default=100, help="the games counted")
     parser.add_argument("--warmup", type=int, default=300, help="the games played first, in both runs")
     parser.add_argument("--play", nargs=3, metavar=("CELL", "WARMUP", "GAMES"), help=argparse.SUPPRESS)
