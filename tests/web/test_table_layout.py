@@ -105,20 +105,15 @@ UNDER_THE_DOCK = """async () => {
 }"""
 
 
-# Not fixed yet (found by UNDER_THE_DOCK, left for a later change): at 360×740 and in the 420×720 side
-# panel the decision's sheet is taller than the window leaves beside these parts. Ten seats' targets
-# with a 40-character name (its panel 150 px tall, the free band ~110 px); a Conspiranoicos Pyramid of
-# 200-243 px while sending a card, abducting or revealing a Gnome (the sheet and one's own hand ~370 px
-# under a three-line banner).
+# Not fixed yet (found by UNDER_THE_DOCK, left for a later change): the decision's sheet is taller
+# than the window leaves beside these parts. At 360×740 and in the 420×720 side panel, ten seats'
+# targets with a 40-character name (its panel 150 px tall, the free band ~110 px); at 360×740, a
+# Conspiranoicos Pyramid of ~200 px while abducting or revealing a Gnome.
 STILL_UNDER = {
-    (420, "capitol 10 targets"),
-    (420, "conspiranoicos send"),
-    (420, "conspiranoicos send-chosen"),
     (360, "capitol 10 targets"),
+    (420, "capitol 10 targets"),
     (360, "conspiranoicos abduct"),
     (360, "conspiranoicos reveal_gnome"),
-    (360, "conspiranoicos send"),
-    (360, "conspiranoicos send-chosen"),
 }
 
 
@@ -296,7 +291,8 @@ def test_own_hand_and_every_answer_are_in_the_window_at_every_decision(
             )
             if lang == "en" and (size["width"], label) not in STILL_UNDER:
                 # Nothing of the table lies under the dock for good (at Sort Evidence the arranger's
-                # sheet once covered the Pyramid the row is scored against, at every size).
+                # sheet covered the Pyramid the row is scored against, and so did the sheet of a card
+                # to send, its two buttons stacked, on a phone).
                 under = page.evaluate(UNDER_THE_DOCK)
                 if under:
                     failures.append(f"{size['width']}×{size['height']} {label}: under the dock {under}")

@@ -313,7 +313,7 @@ function controls(c) {
     const options = c.legal.filter((a) => a.type === 'send' && a.card === id);
     box.appendChild(h('p', { class: 'hint' }, id ? t('conspiranoicos.sendWhere', { card: describe(cardInfo(id)) }) : t('conspiranoicos.pickToSend')));
     box.appendChild(tableChoices(c));
-    box.appendChild(h('div', { class: 'row' },
+    box.appendChild(h('div', { class: 'row send-row' },
       ['pyramid', 'zone'].map((to) => {
         const a = options.find((o) => o.to === to);
         return h('button', { type: 'button', class: to === 'pyramid' ? 'secondary' : 'primary', disabled: !a || c.busy,
