@@ -7,7 +7,9 @@ Each cell runs callgrind twice over the same seeded random playouts (``engine.pl
 driver every engine shares): once with ``--warmup`` games, once with those and ``--games`` more. The
 difference of the two totals, over the decisions of the extra games, is what a decision costs once
 the interpreter has started, imported the game and filled its caches: start-up cancels out. The same
-seeds play the same games in any tree whose rules are the same (the decision counts must match).
+seeds play the same games in any tree whose rules are the same (the decision counts must match), with
+the same string hashes (``PYTHONHASHSEED=0``: coupml's counts move by a few percent from one hash seed
+to another). Another tree's engine is measured with ``PYTHONPATH=that/tree/src``.
 
 ``--play CELL WARMUP GAMES`` is the child each callgrind run starts; it prints the decisions made.
 """
@@ -67,6 +69,7 @@ def instructions(cell: str, warmup: int, count: int) -> tuple[int, int]:
                 "--play", cell, str(warmup), str(count),
             ],
             capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},  # the same hashes, so the same dict probes
         )
         found = re.search(r"Collected : (\d+)", done.stderr)
         if found is None:

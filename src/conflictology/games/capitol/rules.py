@@ -138,12 +138,22 @@ def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
     # Every call hands out fresh dicts that nobody else holds, so a caller scribbling on them cannot
     # reach the state, nor any other state in the same situation: a template's values are strings,
     # ints or None, so a shallow copy is a whole one. A kept hand's cards are a list: made anew.
-    legal = choices(s, seat)
+    if seat is s._lseat:
+        legal = s._legal
+    elif s.phase is CHALLENGE and seat != s.target and type(seat) is int and seat in s.awaiting:
+        # ``choices`` of the commonest decision of all written out (a seat other than the target in
+        # a challenge window: pass or challenge), as it caches it: one call less.
+        legal = _PASS_OR_CHALLENGE
+        s._lseat = seat
+        s._legal = legal
+    else:
+        legal = choices(s, seat)
     if s.phase is EXCHANGE:
         return [{"type": "keep", "cards": list(cards)} for _, _, cards in legal.keys]
-    return list(map(dict.copy, legal.actions))
+    return list(map(_COPY, legal.actions))
 
 
+_COPY: Final = dict.copy  # one global read instead of a global and an attribute, at every decision
 _PASS_OR_CHALLENGE = _choices_of([_PASS, _CHALLENGE])
 _INVESTIGATE = _choices_of([("let_keep", None, None), ("force_redraw", None, None)])
 
@@ -387,7 +397,10 @@ def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
         s.claim = claim
         s.honesty = s.honesty << 1 | (claim in s.hidden[seat])
         s.phase = CHALLENGE
-        s.awaiting = _others_alive(s, seat)
+        # _others_alive written out: every character action opens a window.
+        others = list(compress(_SEATS, s.alive))
+        others.remove(seat)  # the actor is alive: it is their turn
+        s.awaiting = others
         if s.passed:
             s.passed = []
 
@@ -395,7 +408,7 @@ def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
 def _on_challenge(s: CapitolFields, seat: int, k: Key) -> None:
     kind = k[0]
     if kind != "challenge":
-        if seat == s.target and s.one_prompt and block_roles(s):
+        if seat == s.target and s.one_prompt and s.action in s.opt_blocks:  # block_roles(s), inline
             # Ruling 6a: the target's answer on blocking, sealed until the action stands. To the
             # others it has answered without challenging, as a pass (``passed``) says.
             s.block_answer = k[2] if kind == "block" else "pass"
@@ -430,8 +443,7 @@ def _on_challenge(s: CapitolFields, seat: int, k: Key) -> None:
 def _continue(s: CapitolFields) -> None:
     """The action stands after its challenge window: open the block window, or resolve."""
     kind = s.action
-    roles = block_roles(s)
-    if roles:
+    if kind in s.opt_blocks:  # block_roles(s), inline: it has some
         if kind in data.BLOCKED_BY_ANYONE:
             blockers = _others_alive(s, s.actor)
         else:
@@ -526,8 +538,9 @@ def _run_losses(s: CapitolFields) -> None:
             # Ruling 11: a player who lost their last influence early loses only what they had.
             losses.pop(0)
             continue
-        card = only_choice(hand)
-        if card is not None:
+        # only_choice(hand) written out: a loss is taken here more often than anywhere else.
+        card = hand[0]
+        if hand.count(card) == len(hand):
             losses.pop(0)
             _lose(s, seat, card)
             if s.phase is OVER:
