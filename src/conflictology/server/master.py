@@ -177,7 +177,8 @@ class SeatTexts:
             # texts_for never hands out a message that cannot serve its connection.
             raise ValueError(f"log from {log_from} asked of a message whose log starts at {self.start}")
         if log_from is None:
-            return msgspec.structs.replace(message, log_from=UNSET)
+            # Whole, as before deltas: the message itself when it was built whole (the v1 case).
+            return message if message.log_from is UNSET else msgspec.structs.replace(message, log_from=UNSET)
         view = {**message.view, "log": self._log[log_from - self.start :]}
         return msgspec.structs.replace(message, view=view, log_from=log_from)
 
