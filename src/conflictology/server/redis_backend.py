@@ -58,6 +58,7 @@ class RedisBackend(RoomBackend):
         prefix: str = "cfy:",
         heartbeat_seconds: float = 1.0,
         lease_seconds: float = 5.0,
+        timeout_seconds: float = 5.0,
     ) -> None:
         super().__init__()
         self.url = url
@@ -67,9 +68,15 @@ class RedisBackend(RoomBackend):
         # A bounded pool that makes a burst of changes wait for a free connection (the default
         # pool refuses with "Too many connections" once hundreds of rooms change at once).
         # Timeouts, so a Redis that stops answering (a network partition, a stopped process) is an
-        # outage the server reports, not a request that waits for ever.
+        # outage the server reports, not a request that waits for ever. Connecting gets as long as
+        # a command: on a host at load 20 a connect to a healthy local Redis took over 2 s, and one
+        # slow connect is not an outage.
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=64, timeout=5, socket_timeout=5, socket_connect_timeout=2
+            url,
+            max_connections=64,
+            timeout=timeout_seconds,
+            socket_timeout=timeout_seconds,
+            socket_connect_timeout=timeout_seconds,
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self.outages = Outages(self.redis)

@@ -42,9 +42,13 @@ class Seen:
         self.events.append((room.code, room.version, local))
 
 
+# These tests never take Redis away: a slow answer on a loaded machine is not an outage here.
+PATIENT = 30.0
+
+
 async def pair(url: str, prefix: str, lease: float = 5.0) -> tuple[RedisBackend, RedisBackend, Seen, Seen]:
-    a = RedisBackend(url, prefix, heartbeat_seconds=lease / 5, lease_seconds=lease)
-    b = RedisBackend(url, prefix, heartbeat_seconds=lease / 5, lease_seconds=lease)
+    a = RedisBackend(url, prefix, heartbeat_seconds=lease / 5, lease_seconds=lease, timeout_seconds=PATIENT)
+    b = RedisBackend(url, prefix, heartbeat_seconds=lease / 5, lease_seconds=lease, timeout_seconds=PATIENT)
     seen_a, seen_b = Seen(), Seen()
     a.subscribe(seen_a)
     b.subscribe(seen_b)
@@ -56,7 +60,7 @@ async def pair(url: str, prefix: str, lease: float = 5.0) -> tuple[RedisBackend,
 
 async def alone(url: str, prefix: str) -> tuple[RedisBackend, Seen]:
     """One process, with sockets in every room."""
-    backend = RedisBackend(url, prefix)
+    backend = RedisBackend(url, prefix, timeout_seconds=PATIENT)
     seen = Seen()
     backend.subscribe(seen)
     await backend.start(lambda code: True)
@@ -73,6 +77,17 @@ def capitol_room(code: str, players: int = 2) -> Room:
 async def followers_of(backend: RedisBackend, code: str) -> set[str]:
     """The processes listed in Redis as following a room."""
     return {x.decode() for x in await backend.redis.smembers(backend.keys.followers(code))}
+
+
+async def subscribed(backend: RedisBackend, code: str) -> None:
+    """Wait until Redis counts a subscriber on the room's channel (a subscription is acknowledged
+    when Redis says so, however long a loaded machine takes)."""
+    channel = backend.keys.channel(code)
+    deadline = time.monotonic() + 30
+    while not (await backend.redis.pubsub_numsub(channel))[0][1]:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"nobody subscribed to {channel}")
+        await asyncio.sleep(0.02)
 
 
 async def eventually(pred: Any, timeout: float = 10.0) -> None:
@@ -165,8 +180,8 @@ def test_a_refused_change_changes_nothing(redis_url: str, prefix: str) -> None:
 
 def test_changes_are_announced_to_interested_processes(redis_url: str, prefix: str) -> None:
     async def main() -> None:
-        a = RedisBackend(redis_url, prefix)
-        b = RedisBackend(redis_url, prefix)
+        a = RedisBackend(redis_url, prefix, timeout_seconds=PATIENT)
+        b = RedisBackend(redis_url, prefix, timeout_seconds=PATIENT)
         seen_a, seen_b = Seen(), Seen()
         a.subscribe(seen_a)
         b.subscribe(seen_b)
@@ -628,7 +643,7 @@ def test_letting_go_of_a_room_and_following_it_again_at_once_keeps_it_followed(
             a.channels.interested = lambda code: True
             followers = await followers_of(b, "TWICE")
             assert a.process in followers and "TWICE" in a.channels.following
-            await asyncio.sleep(0.2)  # the subscription's acknowledgement
+            await subscribed(b, "TWICE")
             await b.update("TWICE", lambda r: r.past_games.append("heard"))
             await eventually(lambda: ("TWICE", 2, False) in seen_a.events)
         finally:

@@ -36,7 +36,7 @@ async def mark_away_elsewhere(redis_url: str, prefix: str, code: str, seat: int)
     def away(room: Room) -> None:
         room.seats[seat].afk = True
 
-    other = RedisBackend(redis_url, prefix)
+    other = RedisBackend(redis_url, prefix, timeout_seconds=30.0)
     await other.start(lambda code: False)
     try:
         await other.update(code, away)
