@@ -121,6 +121,16 @@ def shot(page: Page, name: str, tmp: Path | None = None) -> Path:
     folder = Path(SCREENSHOT_DIR) if SCREENSHOT_DIR else (tmp or Path(os.environ.get("TMPDIR", "/tmp")))
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
+    if SCREENSHOT_DIR:
+        # A picture for the docs shows the table settled, not a plaque or a line halfway through its
+        # fade-in: the short animations end first (a clock's bar runs for its whole deadline: not it).
+        page.evaluate("""async () => {
+          const short = document.getAnimations().filter((a) => {
+            const t = a.effect && a.effect.getComputedTiming();
+            return t && t.endTime !== Infinity && t.endTime - (t.localTime || 0) < 1500;
+          });
+          await Promise.all(short.map((a) => a.finished.catch(() => null)));
+        }""")
     page.screenshot(path=str(path), full_page=False)
     return path
 
