@@ -185,6 +185,41 @@ def test_a_long_games_save_writes_only_the_records_it_adds(store_url: str) -> No
         store.close()
 
 
+def test_a_room_restored_from_the_store_appends_to_its_log(tmp_path: Path) -> None:
+    """Through Room.restore (as the hub starts): the restored room's records are the store's, so
+    its next move writes one record, not the game again."""
+    from conflictology.server.protocol import RoomSettings
+    from conflictology.server.rooms import Room
+
+    url = f"sqlite:///{tmp_path / 'restored.sqlite3'}"
+    room, _ = Room.create("RESTO", "capitol", "Ada", {}, RoomSettings(timers=False))
+    room.join("Bob")
+    room.start(1000.0, seed=3)
+
+    def move(room: Room) -> None:
+        assert room.state is not None
+        seat = room.state.waiting_for()[0]
+        room.act(seat, room.state.legal_actions(seat)[0], room.seq, 1000.0)
+
+    store = Store(url)
+    for _ in range(12):
+        move(room)
+        store.save_rooms([room.snapshot()])
+    store.close()
+    store = Store(url)
+    try:
+        (snapshot,) = store.load_rooms()
+        restored = Room.restore(snapshot)
+        assert restored.actions == room.actions
+        move(restored)
+        written = Written(store)
+        written.save(restored.snapshot())
+        assert written.action_rows == 1
+        assert Store(url).load_rooms()[0]["actions"] == restored.actions
+    finally:
+        store.close()
+
+
 def test_a_rematch_starts_the_log_afresh(store_url: str) -> None:
     store = Store(store_url)
     code = uuid.uuid4().hex[:8].upper()
