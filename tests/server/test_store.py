@@ -10,11 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
+from sqlalchemy import event, insert, select
 
 from conflictology.server.backend import BackendUnavailable
 from conflictology.server.config import ServerConfig, default_db_url
-from conflictology.server.store import Store
+from conflictology.server.store import Store, _encode, rooms_table
 from server_helpers import Player, auth, make_table, play_randomly, start, thread_server
 
 LOCAL_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -78,6 +80,219 @@ def test_snapshots_are_saved_replaced_and_deleted(store_url: str) -> None:
         assert store.get_game("nope") is None
     finally:
         store.delete_room(code)
+        store.close()
+
+
+def game_snapshot(code: str, game_id: str | None, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "code": code,
+        "version": len(actions),
+        "status": "playing",
+        "updated": time.time(),
+        "game_id": game_id,
+        "state": "{}",
+        "actions": list(actions),  # (as Room.snapshot: a new list of the room's own records)
+    }
+
+
+def log_rows(store: Store, code: str) -> list[tuple[int, str]]:
+    from conflictology.server.store import actions_table
+
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(actions_table.c.idx, actions_table.c.data)
+            .where(actions_table.c.code == code)
+            .order_by(actions_table.c.idx)
+        ).all()
+    return [(r[0], r[1]) for r in rows]
+
+
+class Written:
+    """The action rows and snapshot bytes each save sends to the database, on either path: the
+    driver's own (SQLite in a file) or SQLAlchemy's (PostgreSQL, a batch with a finished game)."""
+
+    def __init__(self, store: Store) -> None:
+        self.action_rows = 0
+        self.snapshot_bytes = 0
+        self.store = store
+        event.listen(store.engine, "before_cursor_execute", self._seen)
+
+    def _seen(self, conn: Any, cursor: Any, statement: str, params: Any, context: Any, many: bool) -> None:
+        self._count(statement, params if many else [params])
+
+    def _count(self, statement: str, rows: Any) -> None:
+        if statement.startswith("INSERT INTO conflictology_actions"):
+            self.action_rows += len(rows)
+        elif statement.startswith("INSERT INTO conflictology_rooms"):
+            self.snapshot_bytes += sum(len(r[4]) for r in rows)
+
+    def save(self, snapshot: dict[str, Any]) -> None:
+        if self.store._direct:
+            # The direct path bypasses SQLAlchemy's events: its statements are counted here.
+            real = self.store._save_direct
+
+            def counted(snapshots: list[dict[str, Any]], sql: Any) -> None:
+                from conflictology.server.store import _room_row
+
+                self._count(sql.upsert, [_room_row(s) for s in snapshots])
+                before = self.store._writer.driver_connection.total_changes if self.store._writer else 0
+                real(snapshots, sql)
+                changed = self.store._writer.driver_connection.total_changes - before
+                self.action_rows += changed - len(snapshots)  # (a snapshot row each, the rest the log's)
+
+            self.store._save_direct = counted  # type: ignore[method-assign]
+            try:
+                self.store.save_rooms([snapshot])
+            finally:
+                del self.store._save_direct
+            return
+        self.store.save_rooms([snapshot])
+
+
+def test_a_long_games_save_writes_only_the_records_it_adds(store_url: str) -> None:
+    """The action log is appended to, never written again: the 400th move writes one record and a
+    snapshot no bigger than the 5th's; a store started afresh reads the log and goes on appending."""
+    store = Store(store_url)
+    code = uuid.uuid4().hex[:8].upper()
+    game_id = uuid.uuid4().hex
+    actions: list[dict[str, Any]] = []
+    try:
+        written = Written(store)
+        sizes = []
+        for n in range(400):
+            actions.append({"seq": n, "seat": n % 4, "action": {"type": "pass", "n": n}, "by": "player"})
+            rows_before, bytes_before = written.action_rows, written.snapshot_bytes
+            written.save(game_snapshot(code, game_id, actions))
+            assert written.action_rows - rows_before == 1
+            sizes.append(written.snapshot_bytes - bytes_before)
+        assert max(sizes) - min(sizes) <= 8  # (the digits of version, logged and updated)
+        assert [idx for idx, _ in log_rows(store, code)] == list(range(400))
+        store.close()
+        store = Store(store_url)
+        (loaded,) = [s for s in store.load_rooms() if s["code"] == code]
+        assert loaded["actions"] == actions and "logged" not in loaded
+        # The loaded records are the room's own from then on (Room.restore keeps them).
+        log = loaded["actions"]
+        log.append({"seq": 400, "seat": 0, "action": {"type": "pass"}, "by": "timeout"})
+        written = Written(store)
+        written.save(game_snapshot(code, game_id, log))
+        assert written.action_rows == 1
+        (again,) = [s for s in Store(store_url).load_rooms() if s["code"] == code]
+        assert again["actions"] == log
+    finally:
+        store.delete_room(code)
+        assert log_rows(store, code) == []
+        store.close()
+
+
+def test_a_room_restored_from_the_store_appends_to_its_log(tmp_path: Path) -> None:
+    """Through Room.restore (as the hub starts): the restored room's records are the store's, so
+    its next move writes one record, not the game again."""
+    from conflictology.server.protocol import RoomSettings
+    from conflictology.server.rooms import Room
+
+    url = f"sqlite:///{tmp_path / 'restored.sqlite3'}"
+    room, _ = Room.create("RESTO", "capitol", "Ada", {}, RoomSettings(timers=False))
+    room.join("Bob")
+    room.start(1000.0, seed=3)
+
+    def move(room: Room) -> None:
+        assert room.state is not None
+        seat = room.state.waiting_for()[0]
+        room.act(seat, room.state.legal_actions(seat)[0], room.seq, 1000.0)
+
+    store = Store(url)
+    for _ in range(12):
+        move(room)
+        store.save_rooms([room.snapshot()])
+    store.close()
+    store = Store(url)
+    try:
+        (snapshot,) = store.load_rooms()
+        restored = Room.restore(snapshot)
+        assert restored.actions == room.actions
+        move(restored)
+        written = Written(store)
+        written.save(restored.snapshot())
+        assert written.action_rows == 1
+        assert Store(url).load_rooms()[0]["actions"] == restored.actions
+    finally:
+        store.close()
+
+
+def test_a_rematch_starts_the_log_afresh(store_url: str) -> None:
+    store = Store(store_url)
+    code = uuid.uuid4().hex[:8].upper()
+    first, second = uuid.uuid4().hex, uuid.uuid4().hex
+    try:
+        old = [{"seq": n, "seat": 0, "action": {"type": "a"}, "by": "player"} for n in range(6)]
+        for n in range(1, 7):
+            store.save_rooms([game_snapshot(code, first, old[:n])])
+        store.save_rooms([game_snapshot(code, None, [])])  # the rematch's lobby
+        assert log_rows(store, code) == []
+        new = [{"seq": 10 + n, "seat": 1, "action": {"type": "b"}, "by": "player"} for n in range(2)]
+        store.save_rooms([game_snapshot(code, second, new[:1])])
+        store.save_rooms([game_snapshot(code, second, new)])
+        # A new game saved with no lobby between (a game started at once): the same.
+        (loaded,) = [s for s in Store(store_url).load_rooms() if s["code"] == code]
+        assert loaded["game_id"] == second and loaded["actions"] == new
+        third = [{"seq": 20, "seat": 2, "action": {"type": "c"}, "by": "player"}]
+        store.save_rooms([game_snapshot(code, uuid.uuid4().hex, third)])
+        assert len(log_rows(store, code)) == 1
+        (loaded,) = [s for s in Store(store_url).load_rooms() if s["code"] == code]
+        assert loaded["actions"] == third
+    finally:
+        store.delete_room(code)
+        store.close()
+
+
+def test_a_room_saved_with_its_log_in_the_snapshot_loads_and_is_converted_at_its_next_save(
+    store_url: str,
+) -> None:
+    """A room saved by an earlier version (its whole log inside the snapshot's JSON)."""
+    store = Store(store_url)
+    code = uuid.uuid4().hex[:8].upper()
+    game_id = uuid.uuid4().hex
+    actions = [{"seq": n, "seat": n % 2, "action": {"type": "x"}, "by": "player"} for n in range(5)]
+    old = game_snapshot(code, game_id, actions)
+    try:
+        with store.engine.begin() as conn:
+            conn.execute(
+                insert(rooms_table).values(
+                    code=code, version=5, status="playing", updated=old["updated"], data=_encode(old)
+                )
+            )
+        (loaded,) = [s for s in store.load_rooms() if s["code"] == code]
+        assert loaded == old
+        log = loaded["actions"]
+        log.append({"seq": 5, "seat": 1, "action": {"type": "y"}, "by": "player"})
+        store.save_rooms([game_snapshot(code, game_id, log)])
+        assert [idx for idx, _ in log_rows(store, code)] == list(range(6))
+        with store.engine.connect() as conn:
+            data = conn.execute(select(rooms_table.c.data).where(rooms_table.c.code == code)).scalar_one()
+        assert "actions" not in msgspec.json.decode(data)
+        (loaded,) = [s for s in Store(store_url).load_rooms() if s["code"] == code]
+        assert loaded["actions"] == log
+    finally:
+        store.delete_room(code)
+        store.close()
+
+
+def test_a_failed_write_of_the_log_is_written_again_with_the_next_batch(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'log.sqlite3'}")
+    game_id = uuid.uuid4().hex
+    actions = [{"seq": n, "seat": 0, "action": {"type": "x"}, "by": "player"} for n in range(4)]
+    try:
+        store.save_rooms([game_snapshot("LOGGD", game_id, actions[:2])])
+        assert store._writer is not None
+        store._writer.driver_connection.close()
+        with pytest.raises(Exception, match="closed"):
+            store.save_rooms([game_snapshot("LOGGD", game_id, actions[:3])])
+        assert len(log_rows(store, "LOGGD")) == 2
+        store.save_rooms([game_snapshot("LOGGD", game_id, actions)])
+        (loaded,) = store.load_rooms()
+        assert loaded["actions"] == actions and loaded["version"] == 4
+    finally:
         store.close()
 
 

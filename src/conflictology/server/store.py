@@ -1,5 +1,12 @@
-"""Durable storage through SQLAlchemy: a snapshot of every room (saved on each change) and the
-archive of finished games. SQLite by default; any SQLAlchemy URL (PostgreSQL via psycopg) works."""
+"""Durable storage through SQLAlchemy: a snapshot of every room (saved on each change), its game's
+action log, and the archive of finished games. SQLite by default; any SQLAlchemy URL (PostgreSQL via
+psycopg) works.
+
+A room's action log is kept apart from its snapshot (``conflictology_actions``, one row per record,
+appended to): a save writes the snapshot and only the records added since the last one, so a move
+costs the same at the 500th record as at the 5th. The snapshot says how many records are its own
+(``logged``); rooms saved before carry their log inside the snapshot, are read as they are and are
+converted at their next save."""
 
 from __future__ import annotations
 
@@ -7,7 +14,7 @@ import contextlib
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from sqlalchemy import (
@@ -23,7 +30,6 @@ from sqlalchemy import (
     event,
     insert,
     select,
-    update,
 )
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -39,6 +45,16 @@ rooms_table = Table(
     Column("version", Integer, nullable=False),
     Column("status", String(16), nullable=False),
     Column("updated", Float, nullable=False),
+    Column("data", Text, nullable=False),
+)
+
+# A room's action log, record by record: ``idx`` is the record's place in the game's log, ``data``
+# its JSON. Rows from ``idx = logged`` on (none but for a failure) belong to no snapshot.
+actions_table = Table(
+    "conflictology_actions",
+    metadata,
+    Column("code", String(16), primary_key=True),
+    Column("idx", Integer, primary_key=True, autoincrement=False),
     Column("data", Text, nullable=False),
 )
 
@@ -58,8 +74,38 @@ def _encode(data: Any) -> str:
 
 
 def _room_row(snapshot: dict[str, Any]) -> tuple[Any, ...]:
-    """A snapshot as the upsert's parameters: code, version, status, updated, data."""
-    return snapshot["code"], snapshot["version"], snapshot["status"], snapshot["updated"], _encode(snapshot)
+    """A snapshot as the upsert's parameters: code, version, status, updated, data (without the
+    action log, whose length it says as ``logged``)."""
+    body = dict(snapshot)
+    body["logged"] = len(body.pop("actions", None) or ())
+    return snapshot["code"], snapshot["version"], snapshot["status"], snapshot["updated"], _encode(body)
+
+
+class _Statements(NamedTuple):
+    """The statements a batch is written with, in the database's own SQL (SQLite, PostgreSQL)."""
+
+    upsert: str  # a room's snapshot row
+    forget: str  # a room's whole log (before it is written again from its start)
+    append: str  # a record of a room's log
+
+
+class _Log:
+    """What a save of a room's action log writes, and what the store knows of the log once it is
+    committed: the game it is of, how many records are stored, and the last of them (the record
+    itself: a snapshot's log holds the room's own records, so the same object says it is the same
+    log, not a new game's or a restored copy's)."""
+
+    __slots__ = ("code", "count", "game_id", "last", "restart", "rows")
+
+    def __init__(self, code: str, game_id: Any, actions: list[Any], start: int | None) -> None:
+        self.code = code
+        self.game_id = game_id
+        self.count = len(actions)
+        self.last = actions[-1] if actions else None
+        # From scratch (a new game, a rematch, a room this store has not saved since it started or
+        # saved in the old format): the room's rows are deleted and the whole log written.
+        self.restart = start is None
+        self.rows = [(code, i, _encode(actions[i])) for i in range(start or 0, len(actions))]
 
 
 def is_outage(exc: BaseException) -> bool:
@@ -115,13 +161,22 @@ class Store:
         # SQLite and PostgreSQL write a batch as one statement the driver runs row after row (five
         # times faster than through the query builder); another database, as delete and insert.
         marker = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(self.engine.dialect.paramstyle)
-        self._upsert: str | None = None
+        self._sql: _Statements | None = None
         if marker is not None and parsed.get_backend_name() in ("sqlite", "postgresql"):
-            self._upsert = (
-                "INSERT INTO conflictology_rooms (code, version, status, updated, data) "
-                f"VALUES ({', '.join([marker] * 5)}) ON CONFLICT (code) DO UPDATE SET "
-                "version = excluded.version, status = excluded.status, updated = excluded.updated, "
-                "data = excluded.data"
+            self._sql = _Statements(
+                upsert=(
+                    "INSERT INTO conflictology_rooms (code, version, status, updated, data) "
+                    f"VALUES ({', '.join([marker] * 5)}) ON CONFLICT (code) DO UPDATE SET "
+                    "version = excluded.version, status = excluded.status, updated = excluded.updated, "
+                    "data = excluded.data"
+                ),
+                forget=f"DELETE FROM conflictology_actions WHERE code = {marker}",
+                # (a row already there, which no snapshot counts, is replaced)
+                append=(
+                    "INSERT INTO conflictology_actions (code, idx, data) "
+                    f"VALUES ({', '.join([marker] * 3)}) "
+                    "ON CONFLICT (code, idx) DO UPDATE SET data = excluded.data"
+                ),
             )
         # SQLite in a file: a batch of snapshots alone (the hub's writer, every few milliseconds while
         # rooms change) goes to the driver directly on a connection kept for it. Through SQLAlchemy's
@@ -129,6 +184,9 @@ class Store:
         # snapshot cost 110-170 µs against 35 µs (benchmarks/server.md, 2026-12-04).
         self._direct = self.local and parsed.database not in (None, "", ":memory:")
         self._writer: Any = None
+        # Each room's log as stored, by room code: what the next save need not write again. Known
+        # only of the logs this store wrote or read; any other is written whole at its next save.
+        self._logs: dict[str, _Log] = {}
         try:
             metadata.create_all(self.engine)
         except DBAPIError:
@@ -157,18 +215,27 @@ class Store:
     # ---- rooms -----------------------------------------------------------------------------------
 
     def save_room(self, snapshot: dict[str, Any]) -> None:
-        row = {
-            "version": snapshot["version"],
-            "status": snapshot["status"],
-            "updated": snapshot["updated"],
-            "data": _encode(snapshot),
-        }
-        with self.engine.begin() as conn:
-            result = conn.execute(
-                update(rooms_table).where(rooms_table.c.code == snapshot["code"]).values(**row)
-            )
-            if result.rowcount == 0:
-                conn.execute(insert(rooms_table).values(code=snapshot["code"], **row))
+        self.save_rooms([snapshot])
+
+    def _log_of(self, snapshot: dict[str, Any]) -> _Log:
+        """The records of this snapshot's log that are not stored yet."""
+        actions = snapshot.get("actions") or []
+        known = self._logs.get(snapshot["code"])
+        start = None
+        if (
+            known is not None
+            and known.game_id == snapshot.get("game_id")
+            and known.count <= len(actions)
+            and (known.count == 0 or actions[known.count - 1] is known.last)
+        ):
+            start = known.count
+        return _Log(snapshot["code"], snapshot.get("game_id"), actions, start)
+
+    def _logged(self, logs: list[_Log]) -> None:
+        """The logs' rows are committed: the next saves append to them."""
+        for entry in logs:
+            entry.rows = []
+            self._logs[entry.code] = entry
 
     def save_rooms(
         self, snapshots: list[dict[str, Any]], records: list[dict[str, Any]] | None = None
@@ -178,21 +245,31 @@ class Store:
         game's end and its archive are committed together or not at all."""
         if not snapshots and not records:
             return
-        if not records and self._direct and self._upsert is not None:
-            self._save_direct(snapshots, self._upsert)
+        if not records and self._direct and self._sql is not None:
+            self._save_direct(snapshots, self._sql)
             return
+        logs = [self._log_of(s) for s in snapshots]
         with self.engine.begin() as conn:
-            self._save_rooms(conn, snapshots)
+            self._save_rooms(conn, snapshots, logs)
             self._archive_rows(conn, records or [])
+        self._logged(logs)
 
-    def _save_direct(self, snapshots: list[dict[str, Any]], upsert: str) -> None:
-        """The snapshots in one transaction of the writer's own connection (SQLite in a file). A
-        write that fails is rolled back and its connection dropped: the next one starts afresh."""
+    def _save_direct(self, snapshots: list[dict[str, Any]], sql: _Statements) -> None:
+        """The snapshots and their new log records in one transaction of the writer's own connection
+        (SQLite in a file). A write that fails is rolled back and its connection dropped: the next
+        one starts afresh."""
         if self._writer is None:
             self._writer = self.engine.raw_connection()
         conn = self._writer.driver_connection
+        logs = [self._log_of(s) for s in snapshots]
         try:
-            conn.executemany(upsert, [_room_row(s) for s in snapshots])
+            conn.executemany(sql.upsert, [_room_row(s) for s in snapshots])
+            restarted = [(entry.code,) for entry in logs if entry.restart]
+            if restarted:
+                conn.executemany(sql.forget, restarted)
+            rows = [row for entry in logs for row in entry.rows]
+            if rows:
+                conn.executemany(sql.append, rows)
             conn.commit()
         except BaseException:
             writer, self._writer = self._writer, None
@@ -201,34 +278,73 @@ class Store:
             with contextlib.suppress(Exception):
                 writer.invalidate()
             raise
+        self._logged(logs)
 
-    def _save_rooms(self, conn: Connection, snapshots: list[dict[str, Any]]) -> None:
+    def _save_rooms(self, conn: Connection, snapshots: list[dict[str, Any]], logs: list[_Log]) -> None:
         if not snapshots:
             return
-        if self._upsert is not None:
-            conn.exec_driver_sql(self._upsert, [_room_row(s) for s in snapshots])
+        restarted = [entry.code for entry in logs if entry.restart]
+        rows = [row for entry in logs for row in entry.rows]
+        if self._sql is not None:
+            conn.exec_driver_sql(self._sql.upsert, [_room_row(s) for s in snapshots])
+            if restarted:
+                conn.exec_driver_sql(self._sql.forget, [(code,) for code in restarted])
+            if rows:
+                conn.exec_driver_sql(self._sql.append, rows)
             return
-        rows = [
-            {
-                "code": s["code"],
-                "version": s["version"],
-                "status": s["status"],
-                "updated": s["updated"],
-                "data": _encode(s),
-            }
-            for s in snapshots
-        ]
-        conn.execute(delete(rooms_table).where(rooms_table.c.code.in_([r["code"] for r in rows])))
-        conn.execute(insert(rooms_table), rows)
+        fields = ("code", "version", "status", "updated", "data")
+        rooms = [dict(zip(fields, _room_row(s), strict=True)) for s in snapshots]
+        conn.execute(delete(rooms_table).where(rooms_table.c.code.in_([r["code"] for r in rooms])))
+        conn.execute(insert(rooms_table), rooms)
+        if restarted:
+            conn.execute(delete(actions_table).where(actions_table.c.code.in_(restarted)))
+        for entry in logs:
+            if entry.rows and not entry.restart:
+                conn.execute(
+                    delete(actions_table).where(
+                        actions_table.c.code == entry.code, actions_table.c.idx >= entry.rows[0][1]
+                    )
+                )
+        if rows:
+            conn.execute(insert(actions_table), [{"code": c, "idx": i, "data": d} for c, i, d in rows])
 
     def delete_room(self, code: str) -> None:
+        """The room's snapshot and its action log."""
         with self.engine.begin() as conn:
             conn.execute(delete(rooms_table).where(rooms_table.c.code == code))
+            conn.execute(delete(actions_table).where(actions_table.c.code == code))
+        self._logs.pop(code, None)
 
     def load_rooms(self) -> list[dict[str, Any]]:
+        """Every room's snapshot with its action log, read in one transaction (a rematch saved
+        between two reads cannot pair a snapshot with another game's log)."""
         with self.engine.connect() as conn:
+            if self.local:
+                conn.exec_driver_sql("BEGIN")  # (pysqlite begins nothing before a write)
+            elif self.engine.dialect.name == "postgresql":
+                conn.execution_options(isolation_level="REPEATABLE READ")
             rows = conn.execute(select(rooms_table.c.data)).all()
-        return [msgspec.json.decode(r[0]) for r in rows]
+            logged = conn.execute(
+                select(actions_table.c.code, actions_table.c.data).order_by(
+                    actions_table.c.code, actions_table.c.idx
+                )
+            ).all()
+        logs: dict[str, list[str]] = {}
+        for code, data in logged:
+            logs.setdefault(code, []).append(data)
+        snapshots = []
+        for (data,) in rows:
+            snapshot = msgspec.json.decode(data)
+            if "actions" not in snapshot:
+                count = snapshot.pop("logged", 0)
+                stored = logs.get(snapshot["code"], [])
+                snapshot["actions"] = [msgspec.json.decode(r) for r in stored[:count]]
+                if len(stored) >= count:
+                    # (else the log is written whole at the next save: the store knows it not)
+                    code, actions = snapshot["code"], snapshot["actions"]
+                    self._logs[code] = _Log(code, snapshot.get("game_id"), actions, count)
+            snapshots.append(snapshot)
+        return snapshots
 
     # ---- the archive -----------------------------------------------------------------------------
 
