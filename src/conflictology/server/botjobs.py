@@ -102,8 +102,8 @@ HOWS = {
     "fell_back": "not by its search: the default level played it, or the seat took its timeout action",
 }
 
-# A quick search's clock: what keeps most of ``hard``'s strength in Capitol at a tenth of its 0.3 s
-# (docs/bots.md, "Hard at scale"), and the least worth searching at all; under it, the default level.
+# A quick search's clock, a tenth of ``hard``'s: in Capitol it still beats ``normal`` clearly, if not
+# by as much as the full search (docs/bots.md, "Hard at scale"). Under the floor, the default level.
 QUICK_SECONDS = 0.03
 QUICK_FLOOR = 0.01
 # What the fair turns count as one search (botshares): ``hard``'s clock.

@@ -16,7 +16,8 @@ nothing waits on a worker). What the pool guarantees:
   quick decisions (heuristics, milliseconds) first. One address's many rooms get one share.
 * **Bounded waiting**: a search that has found no free worker ``queue_wait`` seconds after it was
   asked for is played by the same bot on a short clock (a *quick* search: 30 ms, less when many
-  wait; ``hard`` keeps most of its strength there), first in its room's line; so is, at once, a
+  wait; in Capitol weaker than ``hard``'s full search, stronger than ``normal``), first in its
+  room's line; so is, at once, a
   search that the decisions ahead of it in the turns would keep waiting that long (judged from how
   long searches have taken lately). One whose bot keeps no clock, or too many quick searches
   waiting, and the room's default level plays instead (a heuristic: weaker, at once). Every decision
