@@ -17,11 +17,11 @@ nothing waits on a worker). What the pool guarantees:
 * **Bounded waiting**: a search that has found no free worker ``queue_wait`` seconds after it was
   asked for is played by the same bot on a short clock (a *quick* search: 30 ms, less when many
   wait; in Capitol weaker than ``hard``'s full search, stronger than ``normal``), first in its
-  room's line; so is, at once, a
-  search that the decisions ahead of it in the turns would keep waiting that long (judged from how
-  long searches have taken lately). One whose bot keeps no clock, or too many quick searches
-  waiting, and the room's default level plays instead (a heuristic: weaker, at once). Every decision
-  asked of a search is counted by how it was played (``searched``). A decision still waiting
+  room's line; so is, at once, a search that the decisions ahead of it in the turns would keep
+  waiting that long (judged from how long searches have taken lately). One whose bot keeps no
+  clock, or too many quick searches waiting, and the room's default level plays instead (a
+  heuristic: weaker, at once). Every decision asked of a search is counted by how it was played
+  (``searched``). A decision still waiting
   ``queue_wait + 2 * time_cap`` after it was asked for (time for a decision under way to end or be
   cut, and its worker to be replaced) takes the timeout action.
 * **Trivial bots** (``random``) are decided on the event loop: a pickled view costs more than they do.
@@ -140,8 +140,9 @@ class BotPool:
                 self.counts.fell_back("no_worker")
                 self.counts.played("fell_back")
         if self._broken or (game.name, level) in self._unknown:
+            counted = self._broken  # (a worker may become ready meanwhile)
             action = await self._decide_here(game, level, seat, seed, view, legal, where)
-            if kind == "search" and not self._broken and not share.mystery:
+            if kind == "search" and not counted and not share.mystery:
                 self.counts.played("search" if action is not None else "fell_back")
             return action
         loop = asyncio.get_running_loop()
