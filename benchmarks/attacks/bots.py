@@ -145,6 +145,13 @@ async def attack_bots_hard(ctx: Ctx) -> Row:
         for name in ("searches", "late")
     )
     shares += f"searches run {sent:.0f}, played by the default level {late:.0f}; "
+    fell = {
+        name.split('"')[1]: m1[name] - m0.get(name, 0.0)
+        for name in m1
+        if name.startswith("conflictology_bot_fallbacks_total{") and m1[name] > m0.get(name, 0.0)
+    }
+    if fell:
+        shares += "fallbacks " + ", ".join(f"{why} {count:.0f}" for why, count in sorted(fell.items())) + "; "
     await ctx.read_probe()
     await ctx.expect_drops(True)
     term_s, killed = await ctx.server.stop(timeout=20.0)
