@@ -145,6 +145,26 @@ def test_no_clock_runs_before_the_first_worker_is_ready() -> None:
     asyncio.run(main())
 
 
+def test_quick_searches_slower_than_their_clocks_give_way_to_the_default_level_sooner() -> None:
+    """On a starved machine a quick search takes far longer than its clock: the default level plays
+    once the quick searches waiting, at the pace they took lately, would not all start in time."""
+
+    async def main() -> None:
+        queue = _queue(PoolCounts(), [], queue_wait=1.0)
+        queue.learn_quick(0.2)
+        for _ in range(5):
+            quick = _job("hard:seconds=0.03", False)
+            quick.quick = True
+            queue.put(quick)
+        assert queue.quick_clock() == QUICK_SECONDS  # 5 x 0.2 s: the last starts within 1 s
+        quick = _job("hard:seconds=0.03", False)
+        quick.quick = True
+        queue.put(quick)
+        assert queue.quick_clock() is None
+
+    asyncio.run(main())
+
+
 def test_quick_searches_waiting_count_for_their_clocks() -> None:
     async def main() -> None:
         queue = _queue(PoolCounts(), [])

@@ -162,6 +162,7 @@ class JobQueue:
         self._late_logged = 0.0
         self._late_since_log = 0
         self._search_seconds = 0.0  # how long a search took lately (a moving average), 0 unknown
+        self._quick_seconds = 0.0  # how long a quick search took lately in its worker, 0 unknown
 
     # ---- in and out ------------------------------------------------------------------------------
 
@@ -235,6 +236,12 @@ class JobQueue:
         recent = self._search_seconds
         self._search_seconds = took if not recent else 0.8 * recent + 0.2 * took
 
+    def learn_quick(self, took: float) -> None:
+        """A quick search took ``took`` seconds in a worker (its clock, and what comes around it: the
+        prior, the worlds' set-up, a starved worker's wait for the CPU)."""
+        recent = self._quick_seconds
+        self._quick_seconds = took if not recent else 0.8 * recent + 0.2 * took
+
     def expected_wait(self, worker_free: bool, owner: str = "", room: str = "") -> float:
         """How long a search of ``room`` (made by ``owner``) asked for now would wait for a worker,
         judged from the searches it would wait behind in its fair turn (botshares) and how long
@@ -249,6 +256,10 @@ class JobQueue:
         searches waiting would keep the workers past ``queue_wait`` at that, None (the default level
         plays) when even :data:`QUICK_FLOOR` would."""
         waiting = sum(1 for j in self._waiting if j.quick and j.wanted())
+        if waiting * self._quick_seconds > self.queue_wait * self.size:
+            # At the pace quick searches have taken lately (on a starved machine, far past their
+            # clocks) the last would not start in time: the default level, rather than the timeout.
+            return None
         seconds = min(QUICK_SECONDS, self.queue_wait * self.size / (waiting + 1))
         return seconds if seconds >= QUICK_FLOOR else None
 

@@ -246,6 +246,8 @@ class BotPool:
     def answered(self, job: Job, kind: str, payload: object, took: float) -> None:
         if job.search and kind == "done":
             self._queue.learn(took)
+        elif job.quick and kind == "done":
+            self._queue.learn_quick(took)
         if not job.future.done():
             if kind == "done":
                 job.future.set_result(cast(Action, payload))
