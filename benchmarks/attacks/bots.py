@@ -120,12 +120,38 @@ async def attack_bots_hard(ctx: Ctx) -> Row:
             spawn(drain(ws, ctx.tally, counts))
     log(f"  bots-hard: {rooms} rooms of '{level}' bots playing")
     await asyncio.sleep(2.0)
+    m0 = await _bot_metrics(ctx)
     states0, cpu0, t0 = counts["states"], ctx.server.cpu(), time.monotonic()
     async with ctx.measuring():
         await asyncio.sleep(window)
     elapsed = time.monotonic() - t0
     states = counts["states"] - states0
     cpu = (ctx.server.cpu() - cpu0) / elapsed
+    m1 = await _bot_metrics(ctx)
+    # Issue 28: the window's decisions asked of `hard`, by how they were played (full search, quick
+    # search, fell back); a server before the counter shows none.
+    hows = ("search", "quick", "fell_back")
+    played = {
+        how: m1.get(f'conflictology_bot_hard_decisions_total{{how="{how}"}}', 0.0)
+        - m0.get(f'conflictology_bot_hard_decisions_total{{how="{how}"}}', 0.0)
+        for how in hows
+    }
+    asked = sum(played.values())
+    split = " / ".join(f"{how} {played[how] / asked:.0%}" for how in hows) if asked else ""
+    shares = f"hard decisions {split} of {asked:.0f}; " if asked else ""
+    # (Before the counter, what a server did with its searches: run in full, or played by `normal`.)
+    sent, late = (
+        m1.get(f"conflictology_bot_{name}_total", 0.0) - m0.get(f"conflictology_bot_{name}_total", 0.0)
+        for name in ("searches", "late")
+    )
+    shares += f"searches run {sent:.0f}, played by the default level {late:.0f}; "
+    fell = {
+        name.split('"')[1]: m1[name] - m0.get(name, 0.0)
+        for name in m1
+        if name.startswith("conflictology_bot_fallbacks_total{") and m1[name] > m0.get(name, 0.0)
+    }
+    if fell:
+        shares += "fallbacks " + ", ".join(f"{why} {count:.0f}" for why, count in sorted(fell.items())) + "; "
     await ctx.read_probe()
     await ctx.expect_drops(True)
     term_s, killed = await ctx.server.stop(timeout=20.0)
@@ -134,11 +160,12 @@ async def attack_bots_hard(ctx: Ctx) -> Row:
         "bots-hard",
         attempts=rooms,
         notes=(
-            f"{rooms} rooms of 3 '{level}' bots + a stand-in: {states / elapsed:.1f} moves/s; server CPU "
-            f"{cpu * 100:.0f}% of a core; SIGTERM exit {term}"
+            f"{rooms} rooms of 3 '{level}' bots + a stand-in: {states / elapsed:.1f} moves/s; {shares}"
+            f"server CPU {cpu * 100:.0f}% of a core; SIGTERM exit {term}"
         ),
         figures={"level": level, "moves_per_s": states / elapsed, "cpu_share": cpu,
-                 "sigterm_seconds": term_s, "sigterm_killed": killed},
+                 "sigterm_seconds": term_s, "sigterm_killed": killed,
+                 "searches": sent, "late": late, **{f"hard_{how}": played[how] for how in hows}},
     )  # fmt: skip
 
 

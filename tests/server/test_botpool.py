@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conflictology import games
+from conflictology import bots, games
 from pool_bots import SETUP, install
 from server_helpers import (
     Player,
@@ -115,7 +115,9 @@ def test_a_decision_that_cannot_be_sent_times_out_and_the_pool_goes_on() -> None
     asyncio.run(main())
 
 
-def test_a_search_that_waits_too_long_is_played_by_the_default_level(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_search_that_waits_too_long_is_played_on_a_short_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: ``hard`` that waited ``queue_wait`` is played by its own search on a short clock, and
+    counted as such."""
     from conflictology.server.botpool import BotPool
 
     install(monkeypatch)
@@ -130,10 +132,82 @@ def test_a_search_that_waits_too_long_is_played_by_the_default_level(monkeypatch
             await asyncio.sleep(0)
             waiting = await pool.decide(game, "hard", seat, 2, view, legal, "waiting")
             assert waiting in legal
+            assert pool.counts.late == 0 and pool.counts.by_level == {"sleeper": 1, "hard:seconds=0.03": 1}
+            assert await stuck is None
+            assert pool.searched() == {"search": 0, "quick": 1, "fell_back": 1}  # the sleeper was cut
+        finally:
+            await pool.stop()
+
+    asyncio.run(main())
+
+
+def test_a_search_with_no_clock_that_waits_too_long_is_played_by_the_default_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from conflictology.server.botpool import BotPool
+
+    install(monkeypatch)
+    monkeypatch.setattr(bots, "_CLOCKED", set())
+    game, seat, view, legal = _position()
+
+    async def main() -> None:
+        pool = BotPool(1, time_cap=6.0, queue_wait=0.3, setup=SETUP)
+        try:
+            stuck = asyncio.ensure_future(pool.decide(game, "sleeper", seat, 1, view, legal, "stuck"))
+            await asyncio.sleep(0)
+            waiting = await pool.decide(game, "hard", seat, 2, view, legal, "waiting")
+            assert waiting in legal
             assert pool.counts.late == 1 and pool.counts.by_level.get("normal") == 1
             assert "hard" not in pool.counts.by_level  # never sent as a search
             assert await stuck is None
+            assert pool.searched() == {"search": 0, "quick": 0, "fell_back": 2}  # and the sleeper
         finally:
+            await pool.stop()
+
+    asyncio.run(main())
+
+
+def test_hard_bots_under_pressure_are_played_by_quick_searches_and_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 28: more ``hard`` decisions at once than one worker can search in ``queue_wait``: those
+    the queue would keep too long are played on a short clock (none by ``normal``), every one is
+    counted by how it was played, and the event loop runs all the while."""
+    from conflictology.server.botpool import BotPool, Share
+
+    install(monkeypatch)
+    game, seat, view, legal = _position()
+
+    async def main() -> None:
+        # queue_wait 2 s: those the queue would keep past it are asked for at once, before any quick
+        # search has been timed (a loaded machine's slow ones could send the rest to ``normal``).
+        pool = BotPool(1, time_cap=8.0, queue_wait=2.0, setup=SETUP)
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        beat = asyncio.ensure_future(ticker())
+        try:
+            assert await pool.decide(game, "hard", seat, 1, view, legal, "warm", Share("x", "warm")) in legal
+            asked = [
+                asyncio.ensure_future(
+                    pool.decide(game, "hard", seat, 10 + i, view, legal, "r", Share("x", f"R{i}"))
+                )
+                for i in range(12)
+            ]
+            await asyncio.sleep(0)
+            before = ticks
+            assert all(action in legal for action in await asyncio.gather(*asked))
+            assert ticks > before  # the loop went on while the workers searched
+            played = pool.searched()
+            assert played["quick"] >= 1 and played["fell_back"] == 0 and sum(played.values()) == 13
+            assert pool.counts.late == 0 and "normal" not in pool.counts.by_level
+        finally:
+            beat.cancel()
             await pool.stop()
 
     asyncio.run(main())

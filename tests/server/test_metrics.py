@@ -144,3 +144,15 @@ def test_bot_fallbacks_are_counted_by_reason(server: Server) -> None:
     assert sample(scrape(server), "conflictology_bot_fallbacks_total", reason="time_cap") == 1
     with pytest.raises(ValueError, match="one of"):
         server.app.state.hub.bot_pool.counts.fell_back("bored")
+
+
+def test_hard_decisions_are_counted_by_how_they_were_played(server: Server) -> None:
+    """Issue 28: the decisions asked of a search (``hard``), by its full search, a quick one or not by
+    it at all; every way 0 from the start."""
+    text = scrape(server)
+    for how in ("search", "quick", "fell_back"):
+        assert f'conflictology_bot_hard_decisions_total{{how="{how}"}} 0.0' in text
+    server.app.state.hub.bot_pool.counts.played("quick")
+    assert sample(scrape(server), "conflictology_bot_hard_decisions_total", how="quick") == 1
+    with pytest.raises(ValueError, match="one of"):
+        server.app.state.hub.bot_pool.counts.played("lazily")

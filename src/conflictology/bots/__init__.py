@@ -51,6 +51,9 @@ _GAME_REGISTRY: dict[tuple[str, str], BotFactory] = {}
 _COSTS: dict[tuple[str, str | None], BotCost] = {("random", None): "trivial"}
 # Names a server never offers (``offered``): sparring partners for the command line and the library.
 _UNOFFERED: set[str] = set()
+# (name, game name or None) of the searches that keep a clock (``seconds``): a server under load may
+# play one on a shorter clock rather than hand its decision to another level (:func:`with_clock`).
+_CLOCKED: set[tuple[str, str | None]] = set()
 # Level names a server or a host can pick, and the bot spec each one stands for (see docs/bots.md).
 LEVELS: dict[str, str] = {}
 
@@ -65,12 +68,16 @@ def register(
     game: str | None = None,
     cost: BotCost = "quick",
     offered: bool = True,
+    clocked: bool = False,
 ) -> None:
     """Register a bot; with ``game``, a bot written for that game only (it answers that game's tables).
     ``cost`` says how long it thinks (see :data:`BotCost`); ``offered=False`` keeps it off a server's
-    list (:func:`offered`: the outside AI, which needs an optional package)."""
+    list (:func:`offered`: the outside AI, which needs an optional package); ``clocked`` says that it
+    searches against a clock it takes as its ``seconds`` param (:func:`with_clock`)."""
     if not offered:
         _UNOFFERED.add(name)
+    if clocked:
+        _CLOCKED.add((name, game))
     if game is None:
         _REGISTRY[name] = factory
     else:
@@ -112,6 +119,15 @@ def cost(spec: str, game: Game) -> BotCost:
     """How long the bot of ``spec`` (a name, level or spec) thinks in ``game``: see :data:`BotCost`."""
     name, _ = parse_spec(spec)
     return _COSTS.get((name, game.name)) or _COSTS.get((name, None)) or "quick"
+
+
+def with_clock(spec: str, game: Game, seconds: float) -> str | None:
+    """``spec`` searching for ``seconds`` instead of its own clock (the same bot, a shorter search),
+    or None when its bot keeps no clock to shorten."""
+    name, _ = parse_spec(spec)
+    if (name, game.name) not in _CLOCKED and (name, None) not in _CLOCKED:
+        return None
+    return f"{spec}:seconds={seconds:.3g}"
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:

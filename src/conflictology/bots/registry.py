@@ -22,18 +22,28 @@ from conflictology.bots import register, register_level
 # The default ``ismcts``: an iteration budget (reproducible under a seed) with a wall-clock cap so a
 # decision never takes longer than half a second on a slow machine. In Capitol (the paired search,
 # docs/bots.md) the cap is 0.48 s: the last walk under way when the clock runs out comes on top.
-register("ismcts", _ismcts.factory(iterations=2000, seconds=0.5), cost="search")
-register("ismcts", _ismcts.factory(iterations=2000, seconds=0.48), game="capitol", cost="search")
+register("ismcts", _ismcts.factory(iterations=2000, seconds=0.5), cost="search", clocked=True)
+register(
+    "ismcts", _ismcts.factory(iterations=2000, seconds=0.48), game="capitol", cost="search", clocked=True
+)
 
 # The flat search over determinized worlds (docs/bots.md): worlds per decision, capped at 0.4 s. In
 # Capitol, where every seat plays the heuristic in its rollouts, it beats three heuristics (0.52).
-register("pimc", _ismcts.flat_factory(iterations=1000, seconds=0.4), cost="search")
+register("pimc", _ismcts.flat_factory(iterations=1000, seconds=0.4), cost="search", clocked=True)
 
 # ``search``: each game's strongest search bot (what ``hard`` stands for): the flat search in
 # Capitol, ISMCTS in Conspiranoicos (0.72 against its heuristic). In Capitol its rollouts play each
 # other seat half the time as the heuristic and half as a bold rule player (``opp=mix``, docs/bots.md).
-register("search", _ismcts.flat_factory(iterations=1000, seconds=0.4), game="capitol", cost="search")
-register("search", _ismcts.factory(iterations=2000, seconds=0.5), game="conspiranoicos", cost="search")
+register(
+    "search", _ismcts.flat_factory(iterations=1000, seconds=0.4), game="capitol", cost="search", clocked=True
+)
+register(
+    "search",
+    _ismcts.factory(iterations=2000, seconds=0.5),
+    game="conspiranoicos",
+    cost="search",
+    clocked=True,
+)
 
 register_level("easy", "heuristic:noise=0.35")
 register_level("normal", "heuristic")

@@ -96,6 +96,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         bot_stats=hub.bot_pool.stats,
         bot_totals=hub.bot_pool.totals,
         bot_fallbacks=hub.bot_pool.fallbacks,
+        bot_searched=hub.bot_pool.searched,
     )
     transport = SocketTransport(config, hub, metrics)
     games = GameRoutes(config, hub)

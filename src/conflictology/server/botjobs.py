@@ -6,11 +6,14 @@ own turn an owner's quick decisions (heuristics, milliseconds) go before its sea
 
 Each waiting decision has a clock
 (armed once the first worker is ready, so a server's first search does not pay for the fork server's
-imports): a search still waiting ``queue_wait`` seconds after it was asked for is played by the
-room's default level instead, first in its room's line; so is, at once, a search the searches
-already waiting would keep that long (judged from how long searches have taken lately). A decision
-still waiting ``queue_wait + 2 * time_cap`` seconds (time for a decision under way to end or be cut,
-and its worker to be replaced) takes the timeout action.
+imports): a search still waiting ``queue_wait`` seconds after it was asked for is played by the same
+bot on a short clock (a *quick* search, :data:`QUICK_SECONDS` or less), first in its room's line; so
+is, at once, a search the searches already waiting would keep that long (judged from how long
+searches have taken lately). A search whose bot keeps no clock, or one asked for when so many quick
+searches wait that even :data:`QUICK_FLOOR` each would keep the last past ``queue_wait``, is played by
+the room's default level instead. A decision still waiting ``queue_wait + 2 * time_cap`` seconds
+(time for a decision under way to end or be cut, and its worker to be replaced) takes the timeout
+action.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import TypeAlias
 
 from conflictology import bots
 from conflictology.engine import Action, Game, View
-from conflictology.server.botshares import FairQueue
+from conflictology.server.botshares import QUICK_COST, FairQueue
 
 log = logging.getLogger("conflictology.server")
 
@@ -63,11 +66,18 @@ class PoolCounts:
     by_level: dict[str, int] = field(default_factory=dict)
     # Decisions not played as asked, by why (FALLBACKS): for /metrics.
     fallbacks: dict[str, int] = field(default_factory=dict)
+    # The decisions asked of a search (``hard``), by how they were played (HOWS): for /metrics.
+    searched: dict[str, int] = field(default_factory=dict)
 
     def fell_back(self, reason: str) -> None:
         if reason not in FALLBACKS:
             raise ValueError(f"a fallback's reason is one of {', '.join(FALLBACKS)}, not {reason!r}")
         self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
+
+    def played(self, how: str) -> None:
+        if how not in HOWS:
+            raise ValueError(f"a search's decision is played as one of {', '.join(HOWS)}, not {how!r}")
+        self.searched[how] = self.searched.get(how, 0) + 1
 
 
 # Why a decision was not played as asked: a search played by the room's default level (it waited
@@ -83,6 +93,21 @@ FALLBACKS = {
     "expired": "no worker was free in time: the timeout action",
     "failed": "the bot raised, or its view could not be sent: the timeout action",
 }
+
+
+# How a decision asked of a search (``hard``) was played.
+HOWS = {
+    "search": "by its search, on its own clock",
+    "quick": "by its search on a short clock (QUICK_SECONDS or less): the workers were too busy",
+    "fell_back": "not by its search: the default level played it, or the seat took its timeout action",
+}
+
+# A quick search's clock, a tenth of ``hard``'s: in Capitol it still beats ``normal`` clearly, if not
+# by as much as the full search (docs/bots.md, "Hard at scale"). Under the floor, the default level.
+QUICK_SECONDS = 0.03
+QUICK_FLOOR = 0.01
+# What the fair turns count as one search (botshares): ``hard``'s clock.
+SEARCH_SECONDS = 0.3
 
 
 @dataclass(eq=False)
@@ -104,6 +129,8 @@ class Job:
     mystery: bool = False  # a mystery seat's: counted by neither kind nor level (its level is secret)
     timer: asyncio.TimerHandle | None = None
     late: bool = False  # a search played by the default level (it waited too long)
+    quick: bool = False  # a search played on a short clock (it waited too long)
+    worth: float = 0.0  # a quick search's share of a turn (botshares): its clock over a search's
 
     def wanted(self) -> bool:
         return not self.future.done()
@@ -135,6 +162,7 @@ class JobQueue:
         self._late_logged = 0.0
         self._late_since_log = 0
         self._search_seconds = 0.0  # how long a search took lately (a moving average), 0 unknown
+        self._quick_seconds = 0.0  # how long a quick search took lately in its worker, 0 unknown
 
     # ---- in and out ------------------------------------------------------------------------------
 
@@ -208,6 +236,12 @@ class JobQueue:
         recent = self._search_seconds
         self._search_seconds = took if not recent else 0.8 * recent + 0.2 * took
 
+    def learn_quick(self, took: float) -> None:
+        """A quick search took ``took`` seconds in a worker (its clock, and what comes around it: the
+        prior, the worlds' set-up, a starved worker's wait for the CPU)."""
+        recent = self._quick_seconds
+        self._quick_seconds = took if not recent else 0.8 * recent + 0.2 * took
+
     def expected_wait(self, worker_free: bool, owner: str = "", room: str = "") -> float:
         """How long a search of ``room`` (made by ``owner``) asked for now would wait for a worker,
         judged from the searches it would wait behind in its fair turn (botshares) and how long
@@ -217,8 +251,32 @@ class JobQueue:
         ahead = self._waiting.ahead_of_new(owner, room)
         return (ahead / self.size + 0.5) * self._search_seconds
 
+    def quick_clock(self) -> float | None:
+        """The clock of a quick search asked for now: :data:`QUICK_SECONDS`, less when the quick
+        searches waiting would keep the workers past ``queue_wait`` at that, None (the default level
+        plays) when even :data:`QUICK_FLOOR` would."""
+        waiting = sum(1 for j in self._waiting if j.quick and j.wanted())
+        if waiting * self._quick_seconds > self.queue_wait * self.size:
+            # At the pace quick searches have taken lately (on a starved machine, far past their
+            # clocks) the last would not start in time: the default level, rather than the timeout.
+            return None
+        seconds = min(QUICK_SECONDS, self.queue_wait * self.size / (waiting + 1))
+        return seconds if seconds >= QUICK_FLOOR else None
+
     def stand_in(self, job: Job, reason: str = "queue_wait") -> None:
-        """The search is played by the room's default level instead (a heuristic), first in line."""
+        """The search, which cannot start in time, is played first in its room's line by the same bot
+        on a short clock (:meth:`quick_clock`) or, when it keeps none or the quick ones are too many,
+        by the room's default level (a heuristic)."""
+        seconds = self.quick_clock()
+        quick = None if seconds is None else bots.with_clock(job.level, job.game, seconds)
+        if seconds is not None and quick is not None:
+            job.level, job.search, job.quick = quick, False, True
+            job.worth = max(QUICK_COST, seconds / SEARCH_SECONDS)
+            self._note_busy()
+            self._waiting.appendleft(job)
+            job.timer = asyncio.get_running_loop().call_later(2 * self.time_cap, self._expire, job)
+            self._dispatch()
+            return
         from conflictology.server.rooms import default_level
 
         stand_in = default_level(job.game)
@@ -229,17 +287,7 @@ class JobQueue:
             self.counts.fell_back(reason)
             self.counts.late += 1
         job.level, job.search, job.late = stand_in, False, True
-        self._late_since_log += 1
-        now = time.monotonic()
-        if now - self._late_logged >= 60.0:
-            log.warning(
-                "bot workers busy: %d search(es) could not start within %.1f s and were played as %s "
-                "(docs/bots.md)",
-                self._late_since_log,
-                self.queue_wait,
-                stand_in,
-            )
-            self._late_logged, self._late_since_log = now, 0
+        self._note_busy()
         if bots.cost(stand_in, job.game) == "trivial":
             try:
                 job.future.set_result(decide(job.game, stand_in, job.seat, job.seed, job.view, job.legal))
@@ -249,6 +297,19 @@ class JobQueue:
         self._waiting.appendleft(job)
         job.timer = asyncio.get_running_loop().call_later(2 * self.time_cap, self._expire, job)
         self._dispatch()
+
+    def _note_busy(self) -> None:
+        """One line a minute at most: how many searches could not start in time, and how they went."""
+        self._late_since_log += 1
+        now = time.monotonic()
+        if now - self._late_logged >= 60.0:
+            log.warning(
+                "bot workers busy: %d search(es) could not start within %.1f s and were played on a "
+                "short clock or by the default level (docs/bots.md)",
+                self._late_since_log,
+                self.queue_wait,
+            )
+            self._late_logged, self._late_since_log = now, 0
 
     def _expire(self, job: Job) -> None:
         if job.future.done():

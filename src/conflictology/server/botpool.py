@@ -15,9 +15,13 @@ nothing waits on a worker). What the pool guarantees:
   rooms, and between each address's rooms; in its turn an address is served one search's worth, its
   quick decisions (heuristics, milliseconds) first. One address's many rooms get one share.
 * **Bounded waiting**: a search that has found no free worker ``queue_wait`` seconds after it was
-  asked for is played by the room's default level instead (a heuristic: a little weaker, at once),
-  first in its room's line; so is, at once, a search that the decisions ahead of it in the turns
-  would keep waiting that long (judged from how long searches have taken lately). A decision still waiting
+  asked for is played by the same bot on a short clock (a *quick* search: 30 ms, less when many
+  wait; in Capitol weaker than ``hard``'s full search, stronger than ``normal``), first in its
+  room's line; so is, at once, a search that the decisions ahead of it in the turns would keep
+  waiting that long (judged from how long searches have taken lately). One whose bot keeps no
+  clock, or too many quick searches waiting, and the room's default level plays instead (a
+  heuristic: weaker, at once). Every decision asked of a search is counted by how it was played
+  (``searched``). A decision still waiting
   ``queue_wait + 2 * time_cap`` after it was asked for (time for a decision under way to end or be
   cut, and its worker to be replaced) takes the timeout action.
 * **Trivial bots** (``random``) are decided on the event loop: a pickled view costs more than they do.
@@ -46,7 +50,7 @@ from typing import cast
 
 from conflictology import bots
 from conflictology.engine import Action, Game, View
-from conflictology.server.botjobs import FALLBACKS, NOT_IN_WORKER, Job, JobQueue, PoolCounts, decide
+from conflictology.server.botjobs import FALLBACKS, HOWS, NOT_IN_WORKER, Job, JobQueue, PoolCounts, decide
 from conflictology.server.botprocesses import Sent, WorkerProcesses
 
 __all__ = ["BotPool", "PoolCounts", "Share", "default_workers"]
@@ -134,8 +138,13 @@ class BotPool:
             if not share.mystery:
                 self.counts.late += 1
                 self.counts.fell_back("no_worker")
+                self.counts.played("fell_back")
         if self._broken or (game.name, level) in self._unknown:
-            return await self._decide_here(game, level, seat, seed, view, legal, where)
+            counted = self._broken  # (a worker may become ready meanwhile)
+            action = await self._decide_here(game, level, seat, seed, view, legal, where)
+            if kind == "search" and not counted and not share.mystery:
+                self.counts.played("search" if action is not None else "fell_back")
+            return action
         loop = asyncio.get_running_loop()
         job = Job(
             next(self._ids), game, level, seat, seed, view, legal, where,
@@ -157,7 +166,10 @@ class BotPool:
             took, recent = loop.time() - asked, self._search_latency
             self._search_latency = took if not recent else 0.8 * recent + 0.2 * took
         if result is NOT_IN_WORKER:
-            return await self._decide_here(game, job.level, seat, seed, view, legal, where)
+            result = await self._decide_here(game, job.level, seat, seed, view, legal, where)
+        if kind == "search" and not share.mystery:
+            # (A mystery seat's level is secret: counting it here would tell that it searches.)
+            self.counts.played(_how(job, result))
         return result
 
     async def _decide_here(
@@ -234,6 +246,8 @@ class BotPool:
     def answered(self, job: Job, kind: str, payload: object, took: float) -> None:
         if job.search and kind == "done":
             self._queue.learn(took)
+        elif job.quick and kind == "done":
+            self._queue.learn_quick(took)
         if not job.future.done():
             if kind == "done":
                 job.future.set_result(cast(Action, payload))
@@ -294,7 +308,19 @@ class BotPool:
             "started": counts.started,
         }
 
+    def searched(self) -> dict[str, int]:
+        """Since the start: the decisions asked of a search (``hard``), by how they were played
+        (botjobs.HOWS), every way present."""
+        return {how: self.counts.searched.get(how, 0) for how in HOWS}
+
     def fallbacks(self) -> dict[str, int]:
         """Since the start: decisions not played as asked, by reason (botjobs.FALLBACKS), every
         reason present (a counter that exists from the start reads 0, not absent)."""
         return {reason: self.counts.fallbacks.get(reason, 0) for reason in FALLBACKS}
+
+
+def _how(job: Job, result: object) -> str:
+    """How a decision asked of a search was played (botjobs.HOWS)."""
+    if result is None or job.late:
+        return "fell_back"
+    return "quick" if job.quick else "search"

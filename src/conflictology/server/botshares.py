@@ -49,7 +49,9 @@ Lines = collections.OrderedDict[str, collections.deque[J]]
 
 
 def _cost(job: Shared) -> float:
-    return 1.0 if job.search else QUICK_COST
+    # A search on a short clock (botjobs.Job.worth) waits among the heuristics but costs its clock.
+    worth: float = getattr(job, "worth", 0.0)
+    return worth or (1.0 if job.search else QUICK_COST)
 
 
 class _Owner(Generic[J]):

@@ -72,6 +72,7 @@ class Metrics:
         bot_stats: Callable[[], dict[str, int]] = dict,
         bot_totals: Callable[[], dict[str, int]] = dict,
         bot_fallbacks: Callable[[], dict[str, int]] = dict,
+        bot_searched: Callable[[], dict[str, int]] = dict,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.action_seconds = Histogram(
@@ -107,7 +108,7 @@ class Metrics:
         )
         gauge.set_function(lambda: float(rooms()))
         self.registry.register(_BackendCollector(backend_stats))
-        self.registry.register(_BotPoolCollector(bot_stats, bot_totals, bot_fallbacks))
+        self.registry.register(_BotPoolCollector(bot_stats, bot_totals, bot_fallbacks, bot_searched))
 
     def count_connections(self, stats: Callable[[], ConnectionStats]) -> None:
         """Add the connection guard's numbers (server/connections.py): open TCP connections and
@@ -252,10 +253,12 @@ class _BotPoolCollector(Collector):
         stats: Callable[[], dict[str, int]],
         totals: Callable[[], dict[str, int]],
         fallbacks: Callable[[], dict[str, int]] = dict,
+        searched: Callable[[], dict[str, int]] = dict,
     ) -> None:
         self.stats = stats
         self.totals = totals
         self.fallbacks = fallbacks
+        self.searched = searched
 
     def collect(self) -> Iterator[Metric]:
         for name, value in self.stats().items():
@@ -272,6 +275,18 @@ class _BotPoolCollector(Collector):
             )
             for reason, count in fallbacks.items():
                 family.add_metric([reason], count)
+            yield family
+        searched = self.searched()
+        if searched:
+            family = CounterMetricFamily(
+                "conflictology_bot_hard_decisions",
+                "Bot decisions asked of a search (hard), by how they were played: search (on its own "
+                "clock), quick (on a short clock: the workers were busy), fell_back (by the default "
+                "level, or the timeout action)",
+                labels=["how"],
+            )
+            for how, count in searched.items():
+                family.add_metric([how], count)
             yield family
 
     def describe(self) -> Iterator[Metric]:
