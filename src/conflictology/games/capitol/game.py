@@ -10,7 +10,7 @@ from typing import Any
 
 from conflictology.engine import Action, ActionTable, Game, GameState, IllegalAction, Rng, View, check_options
 from conflictology.games.capitol import data, recap, replay, worlds
-from conflictology.games.capitol.state import CapitolState
+from conflictology.games.capitol.state import CapitolState, Setup
 from conflictology.games.capitol.table import table_for
 
 # A late option the game was not given (a null is given, and may be refused).
@@ -162,23 +162,24 @@ class CapitolGame(Game):
         options: Mapping[str, Any] | None = None,
         deck: Sequence[str] | None = None,
     ) -> CapitolState:
-        self.check_players(players)
-        if options is None:
-            # The table's own options (every fresh playout of a search or a benchmark): checked once
-            # per table size, and each game given its own copy.
-            merged = {k: list(v) if type(v) is list else v for k, v in _own_options(self, players).items()}
+        if options is None and type(players) is int and self.min_players <= players <= self.max_players:
+            # The table's own options (every fresh playout of a search or a benchmark): checked and
+            # derived once per table size (``check_players`` inline: a call less a game).
+            setup = _own_setup(self, players)
         else:
-            merged = self.check_game_options(players, options)
+            self.check_players(players)
+            setup = Setup(players, self.check_game_options(players, options))
         if seed is None:
             seed = Rng.fresh_seed()
         elif type(seed) is not int:
             raise ValueError(f"seed must be an integer, got {seed!r}")
         rng = Rng(seed)
-        full = data.deck_in(merged)
+        full = setup.cards
         if deck is None:
             cards = list(full)
             rng.shuffle(cards)
         else:
+            merged = setup.options
             if not isinstance(deck, list | tuple) or any(type(c) is not str for c in deck):
                 raise ValueError("deck must be a list of role names")
             cards = list(deck)
@@ -188,7 +189,7 @@ class CapitolGame(Game):
                 raise ValueError(
                     f"deck must be a permutation of the {len(full)} cards ({copies} each of {roles})"
                 )
-        return CapitolState.deal(players, merged, cards, rng)
+        return CapitolState.deal(setup, cards, rng)
 
     def from_json(self, text: str) -> CapitolState:
         try:
@@ -247,9 +248,10 @@ class CapitolGame(Game):
 
 
 @functools.cache
-def _own_options(game: CapitolGame, players: int) -> dict[str, Any]:
-    """The default options as checked for a table of ``players`` (never handed out: copied)."""
-    return game.check_game_options(players, None)
+def _own_setup(game: CapitolGame, players: int) -> Setup:
+    """The default options as checked for a table of ``players``, and what a deal derives from them
+    (never handed out: each game copies the options)."""
+    return Setup(players, game.check_game_options(players, None))
 
 
 __all__ = ["CapitolGame", "IllegalAction"]

@@ -94,7 +94,8 @@ def choices(s: CapitolFields, seat: int) -> Choices:
     if phase is CHALLENGE:
         # Ruling 6a: the target's one prompt (challenge, block or let it pass).
         one_prompt = seat == s.target and s.one_prompt
-        legal = _answer_choices(block_roles(s)) if one_prompt else _PASS_OR_CHALLENGE
+        # block_roles(s) inline, here and below: a call costs more than its lookup.
+        legal = _answer_choices(s.opt_blocks.get(s.action, ())) if one_prompt else _PASS_OR_CHALLENGE
     elif phase is TURN:
         money = s.money[seat]
         legal = _turn_choices(
@@ -108,7 +109,7 @@ def choices(s: CapitolFields, seat: int) -> Choices:
     elif phase is BLOCK_CHALLENGE:
         legal = _PASS_OR_CHALLENGE
     elif phase is BLOCK:
-        legal = _block_choices(block_roles(s))
+        legal = _block_choices(s.opt_blocks.get(s.action, ()))
     elif phase is LOSE or phase is RETURN or phase is SHOW:
         legal = _card_choices(phase, tuple(s.hidden[seat]))
     elif phase is EXCHANGE:
@@ -138,19 +139,40 @@ def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
     # Every call hands out fresh dicts that nobody else holds, so a caller scribbling on them cannot
     # reach the state, nor any other state in the same situation: a template's values are strings,
     # ints or None, so a shallow copy is a whole one. A kept hand's cards are a list: made anew.
-    if seat is s._lseat:
-        legal = s._legal
-    elif s.phase is CHALLENGE and seat != s.target and type(seat) is int and seat in s.awaiting:
-        # ``choices`` of the commonest decision of all written out (a seat other than the target in
-        # a challenge window: pass or challenge), as it caches it: one call less.
-        legal = _PASS_OR_CHALLENGE
+    # The last seat asked is remembered by ``choices``, below: in a playout every decision asks here
+    # first, so the two commonest decisions are tested before it.
+    phase = s.phase
+    if phase is CHALLENGE and seat != s.target and type(seat) is int and seat in s.awaiting:
+        # ``choices`` of the commonest decisions written out, as it caches them: one call less. A seat
+        # other than the target in a challenge window (pass or challenge), its two dicts made by
+        # literals (a list of two built by ``map`` costs twice as much)...
+        s._lseat = seat
+        s._legal = _PASS_OR_CHALLENGE
+        return [{"type": "pass"}, {"type": "challenge"}]
+    elif phase is TURN and type(seat) is int and seat in s.awaiting:
+        # ... and a turn (a third of a playout's decisions, and the most actions to list).
+        money = s.money[seat]
+        legal = _turn_choices(
+            seat,
+            tuple(s.alive),
+            s.opt_forced and money >= _FORCED_AT,
+            money >= _SCANDAL_FEE,
+            money >= _HACKER_FEE,
+            s.opt_absent,
+        )
         s._lseat = seat
         s._legal = legal
     else:
         legal = choices(s, seat)
-    if s.phase is EXCHANGE:
+    if phase is EXCHANGE:
         return [{"type": "keep", "cards": list(cards)} for _, _, cards in legal.keys]
-    return list(map(_COPY, legal.actions))
+    actions = legal.actions
+    if len(actions) == 2:
+        # Most other decisions have two actions (pass or block, a card of two, keep or redraw): two
+        # copies written out cost half what ``map`` costs for two.
+        first, second = actions
+        return [_COPY(first), _COPY(second)]
+    return [*map(_COPY, actions)]  # the list built by an instruction, not by a call to list()
 
 
 _COPY: Final = dict.copy  # one global read instead of a global and an attribute, at every decision
@@ -216,8 +238,9 @@ def apply(s: CapitolFields, seat: int, action: Any) -> None:
     handed out and the caller changed since: a Mafia retargeted at oneself, an Income turned into a
     Scandal).
 
-    ``key_of`` and ``apply_key`` written out in one function: a Python call costs about as much as
-    the rest of a pass in a challenge window, and every decision of a playout comes through here.
+    ``apply_key`` (and ``key_of``'s commonest case) written out in one function: a Python call costs
+    about as much as the rest of a pass in a challenge window, and every decision of a playout comes
+    through here.
     The key is read as ``key_of`` reads it (tests/games/capitol/test_robustness.py)."""
     k: Key | None = None
     if type(action) is dict:
@@ -227,7 +250,13 @@ def apply(s: CapitolFields, seat: int, action: Any) -> None:
             if size == 1:
                 k = (kind, None, None)
             elif size == 2:
-                k = key_of(action)  # a field besides the type: read by the one strict reader
+                # A field besides the type: ``key_of``'s commonest case (a turn action's target seat)
+                # written out, the others read by it.
+                target = action.get("target", _MISSING)
+                if type(target) is int:
+                    k = (kind, "target", target)
+                elif target is _MISSING:
+                    k = key_of(action)
     legal = s._legal if seat is s._lseat else choices(s, seat)
     if k is None or k not in legal.keys:
         _refuse(s, seat, legal, k, action)
@@ -316,7 +345,21 @@ def timeout_action(s: CapitolFields, seat: int) -> Action:
     return {"type": "pass"}
 
 
-def begin_turn(s: CapitolFields, seat: int) -> None:
+def _next_turn(s: CapitolFields) -> None:
+    s.quiet += 1
+    if s.quiet >= s.opt_stalemate or s.moves >= data.MOVE_CAP:
+        _stalemate(s)
+        return
+    # Ruling 3: clockwise (seat order), skipping eliminated players.
+    n = s.n
+    alive = s.alive
+    seat = s.actor
+    for _ in range(n):
+        seat = (seat + 1) % n
+        if alive[seat]:
+            break
+    # The turn begins: its window's fields reset (``CapitolState.deal`` sets the same ones for the
+    # first turn). Written out here, not called: every turn of every playout comes through.
     s.phase = TURN
     s.actor = seat
     s.action = ""
@@ -341,22 +384,6 @@ def begin_turn(s: CapitolFields, seat: int) -> None:
     s.shown = ""
     s.reveal_seat = -1
     s.reveal_card = ""
-
-
-def _next_turn(s: CapitolFields) -> None:
-    s.quiet += 1
-    if s.quiet >= s.opt_stalemate or s.moves >= data.MOVE_CAP:
-        _stalemate(s)
-        return
-    # Ruling 3: clockwise (seat order), skipping eliminated players.
-    n = s.n
-    alive = s.alive
-    seat = s.actor
-    for _ in range(n):
-        seat = (seat + 1) % n
-        if alive[seat]:
-            break
-    begin_turn(s, seat)
 
 
 # Every seat number a table can have: compress() over it and ``alive`` lists the living seats in C (it

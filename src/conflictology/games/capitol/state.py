@@ -14,7 +14,7 @@ from typing import Any
 
 from conflictology.engine import ActionTable, GameState, IllegalAction, Rng, View, json_text
 from conflictology.games.capitol import data, rules
-from conflictology.games.capitol.data import OVER, Phase, Then
+from conflictology.games.capitol.data import NO_LOSSES, OVER, TURN, Phase, Then
 from conflictology.games.capitol.fields import FIELDS, CapitolFields, Key
 from conflictology.games.capitol.honesty import NO_CLAIMS, honesty_int, honesty_list, public_honesty
 from conflictology.games.capitol.table import table_for
@@ -25,26 +25,61 @@ _PHASE_OF: dict[str, Phase] = {p.value: p for p in Phase}
 _THEN_OF: dict[str, Then] = {t.value: t for t in Then}
 
 
+class Setup:
+    """A table's checked options and what every deal derives from them (``set_options``' fields, the
+    deck, the hand size, the Treasury): made once and only ever read. A search or a benchmark deals
+    thousands of games with the table's own options, and deriving them again cost a new game about as
+    much as its shuffle (``game.new_game`` keeps one per table size)."""
+
+    __slots__ = ("cards", "derived", "first", "hand", "lists", "options", "players", "treasury")
+
+    def __init__(self, players: int, options: dict[str, Any]) -> None:
+        self.players = players
+        self.options = options
+        self.lists = tuple(key for key, value in options.items() if type(value) is list)
+        self.derived = CapitolFields()
+        self.derived.set_options(options)
+        self.cards = data.deck_in(options)  # the whole deck, in role order
+        self.hand = data.influence_in(options)
+        self.treasury = data.treasury_total(players) - data.STARTING_MONEY * players
+        self.first: int | None = options["first_player"]
+
+
 class CapitolState(CapitolFields, GameState):
     __slots__ = ()
 
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def deal(cls, players: int, options: dict[str, Any], deck: list[str], rng: Rng) -> CapitolState:
-        """A new game: seat i holds ``deck[2i:2i+2]``, the rest is the draw pile, top first."""
+    def deal(cls, setup: Setup, deck: list[str], rng: Rng) -> CapitolState:
+        """A new game at ``setup``'s table: seat i holds ``deck[2i:2i+2]``, the rest is the draw pile,
+        top first."""
         s = cls.__new__(cls)
+        players = setup.players
         s.n = players
-        s.set_options(options)
+        # The game's own options (a caller may change a game's, never the setup's); what they derive
+        # is only ever read, so every game of the table shares it.
+        options = setup.options.copy()
+        for key in setup.lists:
+            options[key] = options[key][:]
+        s.options = options
+        derived = setup.derived
+        s.opt_forced = derived.opt_forced
+        s.opt_steal = derived.opt_steal
+        s.opt_anyone = derived.opt_anyone
+        s.opt_stalemate = derived.opt_stalemate
+        s.opt_roles = derived.opt_roles
+        s.opt_absent = derived.opt_absent
+        s.opt_blocks = derived.opt_blocks
         s.money = [data.STARTING_MONEY] * players
-        hs = data.influence_in(options)
-        s.hidden = [deck[i * hs : i * hs + hs] for i in range(players)]
+        hs = setup.hand
+        s.hidden = [deck[i : i + hs] for i in range(0, players * hs, hs)]
         s.revealed = [[] for _ in range(players)]
         s.alive = [True] * players
         s.deck = deck[players * hs :]
-        s.treasury = data.treasury_total(players) - data.STARTING_MONEY * players
+        s.treasury = setup.treasury
         s.rng = rng
-        first = options["first_player"]
+        first = setup.first
         if first is None:
             first = rng.randrange(players)  # ruling 3
         s.known = []
@@ -55,12 +90,28 @@ class CapitolState(CapitolFields, GameState):
         s.moves = 0
         s.tied = []
         s.one_prompt = True
+        # The first turn, as ``rules._next_turn`` begins every other one.
+        s.phase = TURN
+        s.actor = first
+        s.action = ""
+        s.target = -1
+        s.claim = ""
+        s.challenger = -1
+        s.blocker = -1
+        s.block_claim = ""
+        s.block_challenger = -1
+        s.block_answer = ""
+        s.awaiting = [first]
         s.passed = []
         s.losses = []
+        s.then = NO_LOSSES
+        s.keep = 0
         s.ex_hand = []
+        s.shown = ""
+        s.reveal_seat = -1
+        s.reveal_card = ""
         s._lseat = -1
         s._legal = rules.NO_CHOICES
-        rules.begin_turn(s, first)
         return s
 
     @property
