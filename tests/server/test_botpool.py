@@ -206,6 +206,9 @@ def test_hard_bots_under_pressure_are_played_by_quick_searches_and_counted(
             played = pool.searched()
             assert played["quick"] >= 1 and played["fell_back"] == 0 and sum(played.values()) == 13
             assert pool.counts.late == 0 and "normal" not in pool.counts.by_level
+            # ... and searched in the worker: none handed back to the server process (where a
+            # search in a thread holds the GIL from the event loop: other rooms' moves wait)
+            assert pool.counts.here == 0
         finally:
             beat.cancel()
             await pool.stop()
@@ -451,3 +454,23 @@ def test_sigterm_with_hard_bots_playing_exits_promptly(tmp_path: Path) -> None:
         watcher.close()
     finally:
         proc.kill()
+
+
+def test_a_worker_plays_an_offered_level_on_a_shorter_clock_and_nothing_else() -> None:
+    """The quick search's level is what a worker must play (else the server decides it in its own
+    process); a spec a host could not seat is still not one."""
+    from conflictology import bots, games
+
+    for game in (games.get("capitol"), games.get("conspiranoicos")):
+        quick = bots.with_clock("hard", game, 0.03)
+        assert quick is not None and bots.is_offered_on_clock(quick, game)
+        for spec in (
+            "hard",
+            "hard:seconds=5",
+            "normal:seconds=0.03",
+            "hard:iterations=9:seconds=0.03",
+            "hard:seconds=x",
+            "hard:seconds=0.0300",
+            "ismcts:iterations=999999999:seconds=0.03",
+        ):
+            assert not bots.is_offered_on_clock(spec, game), spec

@@ -110,6 +110,20 @@ def is_offered(level: str, game: Game) -> bool:
     return ":" not in level and level in offered(game)
 
 
+def is_offered_on_clock(level: str, game: Game) -> bool:
+    """Whether ``level`` is one of :func:`offered` for ``game`` on a shorter clock, exactly as
+    :func:`with_clock` writes it (the bot pool's quick search: its workers must play it too, not
+    hand it back to the server process)."""
+    base, sep, clock = level.rpartition(":seconds=")
+    if not sep or not is_offered(base, game) or with_clock(base, game, 1.0) is None:
+        return False
+    try:
+        seconds = float(clock)
+    except ValueError:
+        return False
+    return 0.0 < seconds <= 1.0 and level == with_clock(base, game, seconds)
+
+
 def _playable(name: str, game: Game) -> bool:
     base = parse_spec(LEVELS[name])[0] if name in LEVELS else name
     return (base, game.name) in _GAME_REGISTRY or base in _REGISTRY

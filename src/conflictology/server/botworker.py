@@ -100,7 +100,7 @@ def worker_main(conn: Connection, setup: list[str]) -> None:
         reply: tuple[object, ...]
         try:
             game = games.get(game_name) if game_name in games.names() else None
-            if game is None or not bots.is_offered(level, game):
+            if game is None or not (bots.is_offered(level, game) or bots.is_offered_on_clock(level, game)):
                 reply = ("unknown", job_id)
             else:
                 reply = ("done", job_id, decide(game, level, seat, seed, view, legal))
