@@ -156,7 +156,9 @@ def test_the_side_panel_plays_a_bot_with_badge_and_notifications(
         shown = list(sw.evaluate("() => self.badges"))
         cleared = sum(1 for before, after in itertools.pairwise(shown) if before and after == "")
         assert pending_checked >= 3 and cleared >= 2, (pending_checked, cleared, shown[-30:])
-        assert notified_from is not None and notifications() >= 1
+        # (What the panel made, not what the browser still shows: it closes a notification by
+        # itself after a while, and a slow end left none showing once.)
+        assert notified_from is not None and len(made()) >= 1
         assert _poll(badge, lambda text: text == "")
         # The panel made a sound cue on its turns (recorded on the page even though the headless
         # browser has no loudspeaker).
