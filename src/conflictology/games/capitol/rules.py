@@ -94,7 +94,7 @@ def choices(s: CapitolFields, seat: int) -> Choices:
     if phase is CHALLENGE:
         # Ruling 6a: the target's one prompt (challenge, block or let it pass).
         one_prompt = seat == s.target and s.one_prompt
-        # block_roles(s) inline, here and below: a call costs more than its lookup.
+        # The roles that may block the action (``opt_blocks``: data.block_roles at this table's options).
         legal = _answer_choices(s.opt_blocks.get(s.action, ())) if one_prompt else _PASS_OR_CHALLENGE
     elif phase is TURN:
         money = s.money[seat]
@@ -229,10 +229,6 @@ def only_choice(hand: list[str]) -> str | None:
     return hand[0] if hand.count(hand[0]) == len(hand) else None
 
 
-def block_roles(s: CapitolFields) -> tuple[str, ...]:
-    return s.opt_blocks.get(s.action, ())
-
-
 def apply(s: CapitolFields, seat: int, action: Any) -> None:
     """The engine's ``apply``: always by value, never by identity (the dict may be one legal_actions
     handed out and the caller changed since: a Mafia retargeted at oneself, an Income turned into a
@@ -345,21 +341,9 @@ def timeout_action(s: CapitolFields, seat: int) -> Action:
     return {"type": "pass"}
 
 
-def _next_turn(s: CapitolFields) -> None:
-    s.quiet += 1
-    if s.quiet >= s.opt_stalemate or s.moves >= data.MOVE_CAP:
-        _stalemate(s)
-        return
-    # Ruling 3: clockwise (seat order), skipping eliminated players.
-    n = s.n
-    alive = s.alive
-    seat = s.actor
-    for _ in range(n):
-        seat = (seat + 1) % n
-        if alive[seat]:
-            break
-    # The turn begins: its window's fields reset (``CapitolState.deal`` sets the same ones for the
-    # first turn). Written out here, not called: every turn of every playout comes through.
+def begin_turn(s: CapitolFields, seat: int) -> None:
+    """``seat``'s turn begins: the last turn's window is cleared (the first turn's too: a new game's
+    lists are made empty before, ``CapitolState.deal``)."""
     s.phase = TURN
     s.actor = seat
     s.action = ""
@@ -384,6 +368,22 @@ def _next_turn(s: CapitolFields) -> None:
     s.shown = ""
     s.reveal_seat = -1
     s.reveal_card = ""
+
+
+def _next_turn(s: CapitolFields) -> None:
+    s.quiet += 1
+    if s.quiet >= s.opt_stalemate or s.moves >= data.MOVE_CAP:
+        _stalemate(s)
+        return
+    # Ruling 3: clockwise (seat order), skipping eliminated players.
+    n = s.n
+    alive = s.alive
+    seat = s.actor
+    for _ in range(n):
+        seat = (seat + 1) % n
+        if alive[seat]:
+            break
+    begin_turn(s, seat)
 
 
 # Every seat number a table can have: compress() over it and ``alive`` lists the living seats in C (it
@@ -435,7 +435,7 @@ def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
 def _on_challenge(s: CapitolFields, seat: int, k: Key) -> None:
     kind = k[0]
     if kind != "challenge":
-        if seat == s.target and s.one_prompt and s.action in s.opt_blocks:  # block_roles(s), inline
+        if seat == s.target and s.one_prompt and s.action in s.opt_blocks:  # (a blockable action)
             # Ruling 6a: the target's answer on blocking, sealed until the action stands. To the
             # others it has answered without challenging, as a pass (``passed``) says.
             s.block_answer = k[2] if kind == "block" else "pass"
@@ -470,7 +470,7 @@ def _on_challenge(s: CapitolFields, seat: int, k: Key) -> None:
 def _continue(s: CapitolFields) -> None:
     """The action stands after its challenge window: open the block window, or resolve."""
     kind = s.action
-    if kind in s.opt_blocks:  # block_roles(s), inline: it has some
+    if kind in s.opt_blocks:  # (some role may block it)
         if kind in data.BLOCKED_BY_ANYONE:
             blockers = _others_alive(s, s.actor)
         else:

@@ -14,7 +14,7 @@ from typing import Any
 
 from conflictology.engine import ActionTable, GameState, IllegalAction, Rng, View, json_text
 from conflictology.games.capitol import data, rules
-from conflictology.games.capitol.data import NO_LOSSES, OVER, TURN, Phase, Then
+from conflictology.games.capitol.data import OVER, Phase, Then
 from conflictology.games.capitol.fields import FIELDS, CapitolFields, Key
 from conflictology.games.capitol.honesty import NO_CLAIMS, honesty_int, honesty_list, public_honesty
 from conflictology.games.capitol.table import table_for
@@ -90,26 +90,10 @@ class CapitolState(CapitolFields, GameState):
         s.moves = 0
         s.tied = []
         s.one_prompt = True
-        # The first turn, as ``rules._next_turn`` begins every other one.
-        s.phase = TURN
-        s.actor = first
-        s.action = ""
-        s.target = -1
-        s.claim = ""
-        s.challenger = -1
-        s.blocker = -1
-        s.block_claim = ""
-        s.block_challenger = -1
-        s.block_answer = ""
-        s.awaiting = [first]
         s.passed = []
         s.losses = []
-        s.then = NO_LOSSES
-        s.keep = 0
         s.ex_hand = []
-        s.shown = ""
-        s.reveal_seat = -1
-        s.reveal_card = ""
+        rules.begin_turn(s, first)
         s._lseat = -1
         s._legal = rules.NO_CHOICES
         return s
