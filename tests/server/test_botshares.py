@@ -16,6 +16,7 @@ class Decision:
     n: int = 0
     done: bool = False
     search: bool = True
+    worth: float = 0.0
 
     def wanted(self) -> bool:
         return not self.done

@@ -39,6 +39,11 @@ class Shared(Protocol):
     @property
     def search(self) -> bool: ...
 
+    @property
+    def worth(self) -> float:
+        """A search on a short clock: its share of a search's turn (0: a whole search, or a quick
+        decision, as ``search`` says)."""
+
     def wanted(self) -> bool:
         """Still waiting for an answer (not withdrawn or answered meanwhile)."""
 
@@ -49,9 +54,8 @@ Lines = collections.OrderedDict[str, collections.deque[J]]
 
 
 def _cost(job: Shared) -> float:
-    # A search on a short clock (botjobs.Job.worth) waits among the heuristics but costs its clock.
-    worth: float = getattr(job, "worth", 0.0)
-    return worth or (1.0 if job.search else QUICK_COST)
+    # A search on a short clock waits among the heuristics but costs its clock.
+    return job.worth or (1.0 if job.search else QUICK_COST)
 
 
 class _Owner(Generic[J]):

@@ -265,32 +265,33 @@ class _BotPoolCollector(Collector):
             yield GaugeMetricFamily(f"conflictology_bot_{name}", _BOT_GAUGES.get(name, name), value=value)
         for name, value in self.totals().items():
             yield CounterMetricFamily(f"conflictology_bot_{name}", _BOT_COUNTERS.get(name, name), value=value)
-        fallbacks = self.fallbacks()
-        if fallbacks:
-            family = CounterMetricFamily(
-                "conflictology_bot_fallbacks",
-                "Bot decisions not played as asked, by reason: queue_wait, queue_full, no_worker (a search "
-                "played by the default level); time_cap, worker_lost, expired, failed (the timeout action)",
-                labels=["reason"],
-            )
-            for reason, count in fallbacks.items():
-                family.add_metric([reason], count)
-            yield family
-        searched = self.searched()
-        if searched:
-            family = CounterMetricFamily(
-                "conflictology_bot_hard_decisions",
-                "Bot decisions asked of a search (hard), by how they were played: search (on its own "
-                "clock), quick (on a short clock: the workers were busy), fell_back (by the default "
-                "level, or the timeout action)",
-                labels=["how"],
-            )
-            for how, count in searched.items():
-                family.add_metric([how], count)
-            yield family
+        yield from _by_label(
+            "conflictology_bot_fallbacks",
+            "Bot decisions not played as asked, by reason: queue_wait, queue_full, no_worker (a search "
+            "played by the default level); time_cap, worker_lost, expired, failed (the timeout action)",
+            "reason",
+            self.fallbacks(),
+        )
+        yield from _by_label(
+            "conflictology_bot_hard_decisions",
+            "Bot decisions asked of a search (hard), by how they were played: search (on its own "
+            "clock), quick (on a short clock: the workers were busy), fell_back (by the default "
+            "level, or the timeout action)",
+            "how",
+            self.searched(),
+        )
 
     def describe(self) -> Iterator[Metric]:
         return iter(())
+
+
+def _by_label(name: str, help_text: str, label: str, counts: dict[str, int]) -> Iterator[Metric]:
+    """One counter family with a sample per value of ``label`` (none at all without counts)."""
+    if counts:
+        family = CounterMetricFamily(name, help_text, labels=[label])
+        for value, count in counts.items():
+            family.add_metric([value], count)
+        yield family
 
 
 # ---- reading them back (the load test) ------------------------------------------------------------
