@@ -185,6 +185,38 @@ def test_a_long_games_save_writes_only_the_records_it_adds(store_url: str) -> No
         store.close()
 
 
+def test_a_log_missing_rows_loads_what_is_there_says_so_and_is_written_whole_next(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Rows gone under a committed snapshot (a table changed by hand, half a backup): the room still
+    loads, with the records there are, a warning names it, and its next save writes its log whole."""
+    from conflictology.server.store import actions_table
+
+    url = f"sqlite:///{tmp_path / 'holes.sqlite3'}"
+    store = Store(url)
+    actions = [{"seq": n, "seat": 0, "action": {"type": "pass"}, "by": "player"} for n in range(5)]
+    for n in range(1, 6):
+        store.save_rooms([game_snapshot("HOLES", "g1", actions[:n])])
+    with store.engine.begin() as conn:
+        conn.execute(actions_table.delete().where(actions_table.c.idx >= 3))
+    store.close()
+    store = Store(url)
+    try:
+        with caplog.at_level("WARNING", logger="conflictology.server"):
+            (loaded,) = store.load_rooms()
+        assert loaded["actions"] == actions[:3]
+        assert "room HOLES: 2 of its 5 logged actions are missing" in caplog.text
+        log = loaded["actions"]
+        log.append(actions[3])
+        store.save_rooms([game_snapshot("HOLES", "g1", log)])
+        # The whole log written again, not one row after a hole.
+        assert [(idx, msgspec.json.decode(data)) for idx, data in log_rows(store, "HOLES")] == list(
+            enumerate(actions[:4])
+        )
+    finally:
+        store.close()
+
+
 def test_a_room_restored_from_the_store_appends_to_its_log(tmp_path: Path) -> None:
     """Through Room.restore (as the hub starts): the restored room's records are the store's, so
     its next move writes one record, not the game again."""
