@@ -126,6 +126,31 @@ def test_a_second_tab_is_answered_from_the_last_broadcast_and_nobody_else_hears(
     run(tmp_path, test)
 
 
+def test_a_broadcast_keeps_only_its_texts_and_later_tabs_still_get_their_own_view(tmp_path: Path) -> None:
+    async def test(hub: Hub, tokens: list[str]) -> None:
+        sockets = [(await connect(hub, seat))[0] for seat in (0, 1, 2)]
+        for socket, lobbies in zip(sockets, (3, 2, 1), strict=True):
+            for _ in range(lobbies):
+                assert (await socket.next())["type"] == "lobby"
+        room, _ = await hub.change("HUB234", lambda r: r.start(time.time()))
+        assert room.state is not None
+        bobs = [await socket.next() for socket in sockets][1]
+        # Sealed: the last broadcast's views are not kept alive (the collector would scan them).
+        cache = hub._texts.current(room, hub.connected_seats(room))
+        assert cache is not None and len(cache) == 3
+        assert all(texts.message is None for texts in cache.values())
+        again, _ = await connect(hub, 1)  # a second tab: the text itself
+        assert await again.next() == bobs
+        room_now = await hub.room("HUB234")
+        socket = Socket()  # a v2 tab needs a text the broadcast did not make: built again
+        await hub.attach(Connection(socket, "HUB234", room_now.seats[1].id, hub.config, deltas=True))
+        fresh = await socket.next()
+        assert fresh["seq"] == room.seq and fresh["view"] == bobs["view"] and fresh["legal"] == bobs["legal"]
+        assert all(s.empty() for s in sockets)
+
+    run(tmp_path, test)
+
+
 def test_a_seat_detached_is_seen_to_go_and_an_empty_room_is_forgotten(tmp_path: Path) -> None:
     async def test(hub: Hub, tokens: list[str]) -> None:
         ada, _ = await connect(hub, 0)

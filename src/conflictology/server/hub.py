@@ -377,6 +377,8 @@ class Hub:
                 continue
             texts = master.texts_for(room, idx, connected, cache, info, shared, conn.held, conn.deltas)
             conn.send_room(texts)
+        for texts in cache.values():
+            texts.seal()
 
     async def _schedule_latest(self, code: str) -> None:
         # Clocks and bots follow the room as it is now, not as it was last shown (an older seq would
@@ -460,7 +462,9 @@ class Hub:
         connected = self.connected_seats(room)
         conn.held = None  # whatever it had: a sync is asked for when a client's log is wrong
         cache = self._texts.current(room, connected)
-        conn.send_room(master.texts_for(room, idx, connected, cache, deltas=conn.deltas))
+        texts = master.texts_for(room, idx, connected, cache, deltas=conn.deltas)
+        conn.send_room(texts)
+        texts.seal()
 
     # ---- reactions: shown, never stored ------------------------------------------------------------
 
