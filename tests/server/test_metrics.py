@@ -108,26 +108,31 @@ def test_the_room_backend_counters_are_shown_as_counters() -> None:
     assert "conflictology_shared" not in metrics.Metrics(lambda: 0, lambda: 0).render().decode()
 
 
-def test_serve_runs_full_garbage_collections_rarely(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Full collections stop the event loop for 100-300 ms at 1,000 rooms (benchmarks/server.md):
-    `serve` makes them rare before it starts the server."""
+def test_serve_paces_the_collector_by_default_or_makes_its_passes_rare(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The collector's passes stopped the event loop for 50-490 ms at 1,000 rooms
+    (benchmarks/server.md): `serve` paces it (server/collector.py) unless told `--gc python`, and
+    makes Python's own passes rare before it starts the server either way."""
     import gc
 
     import uvicorn
     from typer.testing import CliRunner
 
     from conflictology.cli import app
-    from conflictology.server.cli import GC_THRESHOLDS
+    from conflictology.server.collector import GC_THRESHOLDS
 
-    started: list[tuple[int, ...]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: started.append(gc.get_threshold()))
+    started: list[tuple[str, tuple[int, ...]]] = []
+    monkeypatch.setattr(
+        uvicorn, "run", lambda served, **k: started.append((served.state.config.gc, gc.get_threshold()))
+    )
     before = gc.get_threshold()
     try:
-        result = CliRunner().invoke(
-            app, ["serve", "--port", "0", "--db", f"sqlite:///{tmp_path / 'x.sqlite3'}"]
-        )
-        assert result.exit_code == 0, result.output
-        assert started == [GC_THRESHOLDS]
+        db = f"sqlite:///{tmp_path / 'x.sqlite3'}"
+        for extra in ([], ["--gc", "python"]):
+            result = CliRunner().invoke(app, ["serve", "--port", "0", "--db", db, *extra])
+            assert result.exit_code == 0, result.output
+        assert started == [("paced", GC_THRESHOLDS), ("python", GC_THRESHOLDS)]
         assert GC_THRESHOLDS[0] > before[0] and GC_THRESHOLDS[2] > before[2]
     finally:
         gc.set_threshold(*before)

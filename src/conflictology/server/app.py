@@ -15,6 +15,7 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from conflictology.server.backend import BackendUnavailable, RoomBackend
+from conflictology.server.collector import PacedCollector, PauseWatch
 from conflictology.server.config import ServerConfig
 from conflictology.server.connections import ConnectionGuard, ConnectionLimits
 from conflictology.server.hub import Hub
@@ -118,10 +119,21 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await hub.start()
         lag = asyncio.create_task(metrics.watch_event_loop())
+        pauses = PauseWatch(metrics.gc_pause_seconds.observe)
+        pauses.install()
+        collector = PacedCollector() if config.gc == "paced" else None
+        paced = None
+        if collector is not None:
+            collector.start()  # after the rooms are restored: they are frozen with the rest
+            paced = asyncio.create_task(collector.run())
         try:
             yield
         finally:
             lag.cancel()
+            if paced is not None and collector is not None:
+                paced.cancel()
+                collector.stop()
+            pauses.remove()
             await games.stop()  # the replay builds under way: no process outlives the server
             await hub.stop()
             store.close()

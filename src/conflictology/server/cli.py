@@ -60,11 +60,6 @@ def _check_redis(url: str) -> None:
         raise typer.Exit(2) from exc
 
 
-# Python's default collector (700, 10, 10) runs a full collection every few seconds once a server
-# holds thousands of sockets and rooms, and each one stops the event loop for 100-300 ms (measured at
-# 1,000 rooms: the client-side p99 fell from 130 ms to 7 ms with these, memory the same; see
-# benchmarks/server.md). Young objects are still collected often; full passes are much rarer.
-GC_THRESHOLDS = (20_000, 20, 100)
 
 
 ENV_PREFIX = "CONFLICTOLOGY_"
@@ -150,7 +145,11 @@ def check_configuration(config: Any) -> int:
 
 
 def tune_gc() -> None:
+    """Python's own collector as ``serve --gc python`` runs it (collector.py); ``paced`` takes over
+    from it once the app has started."""
     import gc
+
+    from conflictology.server.collector import GC_THRESHOLDS
 
     gc.set_threshold(*GC_THRESHOLDS)
 
@@ -260,6 +259,14 @@ def register(app: typer.Typer) -> None:
         ws_impl: Annotated[
             str, option("--ws", "uvicorn WebSocket implementation (auto, websockets, ...)")
         ] = "auto",
+        gc_policy: Annotated[
+            str,
+            option(
+                "--gc",
+                "when Python's cycle collector runs: paced (a full pass when the objects grew by a "
+                "quarter; no stop of the loop for nothing) or python (its own young passes)",
+            ),
+        ] = "paced",
         allowed_host: Annotated[
             list[str] | None,
             option(
@@ -359,7 +366,11 @@ def register(app: typer.Typer) -> None:
             connection_cap_exempt=_comma_separated(cap_exempt) or [],
             proxy_headers=proxy_headers,
             forwarded_allow_ips=proxies,
+            gc=gc_policy,
         )
+        if gc_policy not in ("paced", "python"):
+            typer.echo(f"error: --gc is paced or python, not {gc_policy!r}", err=True)
+            raise typer.Exit(2)
         if check:
             raise typer.Exit(check_configuration(config))
         if redis is not None:

@@ -8,6 +8,9 @@ as ``/healthz``. The two timings answer "is this server keeping up?" from the se
 - ``conflictology_event_loop_lag_seconds``: how late a 100 ms timer fires. Everything a process does
   runs on one event loop, so this lag is added to every message it handles.
 
+``conflictology_gc_pause_seconds`` says how much of that lag Python's cycle collector made: each of
+its passes stops the loop (collector.py).
+
 ``conflictology loadtest`` reads both before and after its run and reports the server's own p99
 next to the one its clients measured (benchmarks/server.md explains why both matter).
 """
@@ -84,6 +87,12 @@ class Metrics:
         self.loop_lag_seconds = Histogram(
             "conflictology_event_loop_lag_seconds",
             f"How late a {LAG_INTERVAL:g} s timer fires on the server's event loop",
+            buckets=TIMING_BUCKETS,
+            registry=self.registry,
+        )
+        self.gc_pause_seconds = Histogram(
+            "conflictology_gc_pause_seconds",
+            "How long each pass of Python's cycle collector stopped the process (serve --gc)",
             buckets=TIMING_BUCKETS,
             registry=self.registry,
         )
