@@ -123,6 +123,11 @@ def choices(s: CapitolFields, seat: int) -> Choices:
     return legal
 
 
+# Every seat number a table can have: compress() over it and ``alive`` lists the living seats in C (it
+# stops at the end of ``alive``); every character action opens a window to the others alive.
+_SEATS: Final = range(data.MAX_PLAYERS)
+
+
 # The turn's thresholds and fees (ruling 4, ruling 10), read at every turn of every playout.
 _FEES: Final = data.COST
 _FORCED_AT: Final = data.FORCED_SCANDAL_AT
@@ -223,21 +228,32 @@ def _turn_choices(turn: Turn) -> Choices:
 def _new_turn_choices(
     seat: int, alive: tuple[bool, ...], forced: bool, scandal: bool, hacker: bool, absent: frozenset[str]
 ) -> Choices:
-    targets = [t for t in range(len(alive)) if t != seat and alive[t]]
+    # Made from the entries each action has once (``_entry``), the targets picked by ``compress`` over
+    # who else is alive: at ten seats a turn has 10 * 2**9 * 4 situations, too many to keep them all,
+    # so random play meets a new one at a third of its turns.
+    others = [*alive]
+    others[seat] = False
     if forced:
         # Ruling 4: checked when the turn starts, before anything else.
-        return _choices_of([("scandal", "target", t) for t in targets])
-    out: list[Key] = [("income", None, None), ("foreign_aid", None, None)]
+        return Choices(dict(compress(_AIMED["scandal"], others)))
+    entries = [_entry(("income", None, None)), _entry(("foreign_aid", None, None))]
     if scandal:
-        out += [("scandal", "target", t) for t in targets]
-    out.append(("banker", None, None))
-    out += [("mafia", "target", t) for t in targets]
+        entries += compress(_AIMED["scandal"], others)
+    entries.append(_entry(("banker", None, None)))
+    entries += compress(_AIMED["mafia"], others)
     if hacker:
-        out += [("hacker", "target", t) for t in targets]
-    out.append(("reporter", None, None))
-    out += [("police_investigate", "target", t) for t in targets]
-    out.append(("police_swap", None, None))
-    return _choices_of([k for k in out if k[0] not in absent] if absent else out)
+        entries += compress(_AIMED["hacker"], others)
+    entries.append(_entry(("reporter", None, None)))
+    entries += compress(_AIMED["police_investigate"], others)
+    entries.append(_entry(("police_swap", None, None)))
+    return Choices(dict([e for e in entries if e[0][0] not in absent] if absent else entries))
+
+
+# Each turn action with a target, its entry for every seat a table can have.
+_AIMED: Final = {
+    kind: tuple(_entry((kind, "target", t)) for t in _SEATS)
+    for kind in ("scandal", "mafia", "hacker", "police_investigate")
+}
 
 
 def only_choice(hand: list[str]) -> str | None:
@@ -410,11 +426,6 @@ def _next_turn(s: CapitolFields) -> None:
             break
         seat += 1
     begin_turn(s, seat)
-
-
-# Every seat number a table can have: compress() over it and ``alive`` lists the living seats in C (it
-# stops at the end of ``alive``); every character action opens a window to the others alive.
-_SEATS: Final = range(data.MAX_PLAYERS)
 
 
 def _others_alive(s: CapitolFields, seat: int) -> list[int]:
