@@ -210,9 +210,9 @@ def _exchange_choices(pool: tuple[str, ...], keep: int) -> Choices:
 # Scandal, covers one, covers a Hack, and a small variant's absent actions.
 Turn = tuple[int, tuple[bool, ...], bool, bool, bool, frozenset[str]]
 
-# The turns' choices by situation, looked up by a dict subscript (a third of a playout's decisions: an
-# ``lru_cache`` call cost twice as much) and emptied when full, so that the big tables' rarely met
-# situations do not pile up.
+# The turns' choices by situation, looked up by a dict subscript (a third of a playout's decisions;
+# an ``lru_cache``'s call and bookkeeping cost about 160 instructions more) and emptied when full, so
+# that the big tables' rarely met situations do not pile up.
 _TURNS: dict[Turn, Choices] = {}
 _TURNS_KEPT: Final = 4096
 
@@ -230,7 +230,7 @@ def _new_turn_choices(
 ) -> Choices:
     # Made from the entries each action has once (``_entry``), the targets picked by ``compress`` over
     # who else is alive: at ten seats a turn has 10 * 2**9 * 4 situations, too many to keep them all,
-    # so random play meets a new one at a third of its turns.
+    # and random play meets one not kept at about 30 % of its turns (benchmarks/README.md).
     others = [*alive]
     others[seat] = False
     if forced:
@@ -414,8 +414,8 @@ def _next_turn(s: CapitolFields) -> None:
     if s.quiet >= s.opt_stalemate or s.moves >= data.MOVE_CAP:
         _stalemate(s)
         return
-    # Ruling 3: clockwise (seat order), skipping eliminated players. Someone besides the actor is
-    # alive (the game would be over), so the walk ends before it comes back round.
+    # Ruling 3: clockwise (seat order), skipping eliminated players. Someone is always alive, so the
+    # walk ends (back at the actor at the latest).
     n = s.n
     alive = s.alive
     seat = s.actor + 1
