@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conflictology.engine import IllegalAction
-from conflictology.games.capitol import GAME
+from conflictology.games.capitol import GAME, rules
 
 
 def test_after_an_action_minus_one_is_not_the_last_seat() -> None:
@@ -46,3 +46,18 @@ def test_scribbling_on_handed_out_actions_reaches_no_other_state() -> None:
     b._lseat = -1  # asked afresh, as a new turn would
     assert b.legal_actions(0) == clean
     assert a.legal_actions(0) == clean
+
+
+def test_the_turns_emptied_when_full_are_made_again_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A turn's choices are kept by situation in a dict that is emptied when full (the big tables'
+    # rarely met situations): a situation met again after that gets the same actions, in order.
+    rules._TURNS.clear()  # (only ever a memo: emptying it changes no answer)
+    s = GAME.new_game(players=10, seed=3, options={"first_player": 0})
+    first = s.legal_actions(0)
+    monkeypatch.setattr(rules, "_TURNS_KEPT", 1)
+    other = GAME.new_game(players=10, seed=3, options={"first_player": 1})
+    assert other.legal_actions(1) != first  # another situation: the dict was full, so emptied
+    assert len(rules._TURNS) == 1
+    s._lseat = -1  # asked afresh, as a new turn would
+    assert s.legal_actions(0) == first
+    assert len(rules._TURNS) == 1

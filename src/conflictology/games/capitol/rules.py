@@ -98,14 +98,14 @@ def choices(s: CapitolFields, seat: int) -> Choices:
         legal = _answer_choices(s.opt_blocks.get(s.action, ())) if one_prompt else _PASS_OR_CHALLENGE
     elif phase is TURN:
         money = s.money[seat]
-        legal = _turn_choices(
-            seat,
-            tuple(s.alive),
-            s.opt_forced and money >= _FORCED_AT,
-            money >= _SCANDAL_FEE,
-            money >= _HACKER_FEE,
-            s.opt_absent,
+        turn = (
+            seat, tuple(s.alive), s.opt_forced and money >= _FORCED_AT, money >= _SCANDAL_FEE,
+            money >= _HACKER_FEE, s.opt_absent,
         )
+        try:
+            legal = _TURNS[turn]
+        except KeyError:
+            legal = _turn_choices(turn)
     elif phase is BLOCK_CHALLENGE:
         legal = _PASS_OR_CHALLENGE
     elif phase is BLOCK:
@@ -121,6 +121,11 @@ def choices(s: CapitolFields, seat: int) -> Choices:
     s._lseat = seat
     s._legal = legal
     return legal
+
+
+# Every seat number a table can have: compress() over it and ``alive`` lists the living seats in C (it
+# stops at the end of ``alive``); every character action opens a window to the others alive.
+_SEATS: Final = range(data.MAX_PLAYERS)
 
 
 # The turn's thresholds and fees (ruling 4, ruling 10), read at every turn of every playout.
@@ -150,16 +155,17 @@ def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
         s._legal = _PASS_OR_CHALLENGE
         return [{"type": "pass"}, {"type": "challenge"}]
     elif phase is TURN and type(seat) is int and seat in s.awaiting:
-        # ... and a turn (a third of a playout's decisions, and the most actions to list).
+        # ... and a turn (a third of a playout's decisions, and the most actions to list), its situation
+        # looked up as ``choices`` does.
         money = s.money[seat]
-        legal = _turn_choices(
-            seat,
-            tuple(s.alive),
-            s.opt_forced and money >= _FORCED_AT,
-            money >= _SCANDAL_FEE,
-            money >= _HACKER_FEE,
-            s.opt_absent,
+        turn = (
+            seat, tuple(s.alive), s.opt_forced and money >= _FORCED_AT, money >= _SCANDAL_FEE,
+            money >= _HACKER_FEE, s.opt_absent,
         )
+        try:
+            legal = _TURNS[turn]
+        except KeyError:
+            legal = _turn_choices(turn)
         s._lseat = seat
         s._legal = legal
     else:
@@ -200,27 +206,54 @@ def _exchange_choices(pool: tuple[str, ...], keep: int) -> Choices:
     return _choices_of([("keep", "cards", c) for c in dict.fromkeys(combinations(pool, keep))])
 
 
-# A turn's situations: a seat, who else is alive (2**9 at ten seats), three fee thresholds and a small
-# variant's absent actions; a bound keeps the big tables' rarely met ones from piling up.
-@functools.lru_cache(maxsize=1024)
-def _turn_choices(
+# A turn's situation: the seat, who is alive (2**9 others at ten seats), whether the purse forces a
+# Scandal, covers one, covers a Hack, and a small variant's absent actions.
+Turn = tuple[int, tuple[bool, ...], bool, bool, bool, frozenset[str]]
+
+# The turns' choices by situation, looked up by a dict subscript (a third of a playout's decisions;
+# an ``lru_cache``'s call and bookkeeping cost about 160 instructions more) and emptied when full, so
+# that the big tables' rarely met situations do not pile up.
+_TURNS: dict[Turn, Choices] = {}
+_TURNS_KEPT: Final = 4096
+
+
+def _turn_choices(turn: Turn) -> Choices:
+    """The choices of a turn's situation, made on first meeting and kept in ``_TURNS``."""
+    if len(_TURNS) >= _TURNS_KEPT:
+        _TURNS.clear()
+    legal = _TURNS[turn] = _new_turn_choices(*turn)
+    return legal
+
+
+def _new_turn_choices(
     seat: int, alive: tuple[bool, ...], forced: bool, scandal: bool, hacker: bool, absent: frozenset[str]
 ) -> Choices:
-    targets = [t for t in range(len(alive)) if t != seat and alive[t]]
+    # Made from the entries each action has once (``_entry``), the targets picked by ``compress`` over
+    # who else is alive: at ten seats a turn has 10 * 2**9 * 4 situations, too many to keep them all,
+    # and random play meets one not kept at about 30 % of its turns (benchmarks/README.md).
+    others = [*alive]
+    others[seat] = False
     if forced:
         # Ruling 4: checked when the turn starts, before anything else.
-        return _choices_of([("scandal", "target", t) for t in targets])
-    out: list[Key] = [("income", None, None), ("foreign_aid", None, None)]
+        return Choices(dict(compress(_AIMED["scandal"], others)))
+    entries = [_entry(("income", None, None)), _entry(("foreign_aid", None, None))]
     if scandal:
-        out += [("scandal", "target", t) for t in targets]
-    out.append(("banker", None, None))
-    out += [("mafia", "target", t) for t in targets]
+        entries += compress(_AIMED["scandal"], others)
+    entries.append(_entry(("banker", None, None)))
+    entries += compress(_AIMED["mafia"], others)
     if hacker:
-        out += [("hacker", "target", t) for t in targets]
-    out.append(("reporter", None, None))
-    out += [("police_investigate", "target", t) for t in targets]
-    out.append(("police_swap", None, None))
-    return _choices_of([k for k in out if k[0] not in absent] if absent else out)
+        entries += compress(_AIMED["hacker"], others)
+    entries.append(_entry(("reporter", None, None)))
+    entries += compress(_AIMED["police_investigate"], others)
+    entries.append(_entry(("police_swap", None, None)))
+    return Choices(dict([e for e in entries if e[0][0] not in absent] if absent else entries))
+
+
+# Each turn action with a target, its entry for every seat a table can have.
+_AIMED: Final = {
+    kind: tuple(_entry((kind, "target", t)) for t in _SEATS)
+    for kind in ("scandal", "mafia", "hacker", "police_investigate")
+}
 
 
 def only_choice(hand: list[str]) -> str | None:
@@ -234,7 +267,7 @@ def apply(s: CapitolFields, seat: int, action: Any) -> None:
     handed out and the caller changed since: a Mafia retargeted at oneself, an Income turned into a
     Scandal).
 
-    ``apply_key`` (and ``key_of``'s commonest case) written out in one function: a Python call costs
+    ``apply_key`` (and ``key_of``'s two commonest cases) written out in one function: a Python call costs
     about as much as the rest of a pass in a challenge window, and every decision of a playout comes
     through here.
     The key is read as ``key_of`` reads it (tests/games/capitol/test_robustness.py)."""
@@ -252,7 +285,13 @@ def apply(s: CapitolFields, seat: int, action: Any) -> None:
                 if type(target) is int:
                     k = (kind, "target", target)
                 elif target is _MISSING:
-                    k = key_of(action)
+                    # ... and its next (a card to lose, return, show or block with); a kept hand is
+                    # read by it.
+                    card = action.get("card", _MISSING)
+                    if type(card) is str:
+                        k = (kind, "card", card)
+                    elif card is _MISSING:
+                        k = key_of(action)
     legal = s._legal if seat is s._lseat else choices(s, seat)
     if k is None or k not in legal.keys:
         _refuse(s, seat, legal, k, action)
@@ -375,20 +414,18 @@ def _next_turn(s: CapitolFields) -> None:
     if s.quiet >= s.opt_stalemate or s.moves >= data.MOVE_CAP:
         _stalemate(s)
         return
-    # Ruling 3: clockwise (seat order), skipping eliminated players.
+    # Ruling 3: clockwise (seat order), skipping eliminated players. Someone is always alive, so the
+    # walk ends (back at the actor at the latest).
     n = s.n
     alive = s.alive
-    seat = s.actor
-    for _ in range(n):
-        seat = (seat + 1) % n
+    seat = s.actor + 1
+    while True:
+        if seat == n:
+            seat = 0
         if alive[seat]:
             break
+        seat += 1
     begin_turn(s, seat)
-
-
-# Every seat number a table can have: compress() over it and ``alive`` lists the living seats in C (it
-# stops at the end of ``alive``); every character action opens a window to the others alive.
-_SEATS: Final = range(data.MAX_PLAYERS)
 
 
 def _others_alive(s: CapitolFields, seat: int) -> list[int]:
