@@ -97,15 +97,7 @@ def choices(s: CapitolFields, seat: int) -> Choices:
         # The roles that may block the action (``opt_blocks``: data.block_roles at this table's options).
         legal = _answer_choices(s.opt_blocks.get(s.action, ())) if one_prompt else _PASS_OR_CHALLENGE
     elif phase is TURN:
-        money = s.money[seat]
-        turn = (
-            seat, tuple(s.alive), s.opt_forced and money >= _FORCED_AT, money >= _SCANDAL_FEE,
-            money >= _HACKER_FEE, s.opt_absent,
-        )
-        try:
-            legal = _TURNS[turn]
-        except KeyError:
-            legal = _turn_choices(turn)
+        legal = _turn_of(s, seat)
     elif phase is BLOCK_CHALLENGE:
         legal = _PASS_OR_CHALLENGE
     elif phase is BLOCK:
@@ -155,17 +147,8 @@ def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
         s._legal = _PASS_OR_CHALLENGE
         return [{"type": "pass"}, {"type": "challenge"}]
     elif phase is TURN and type(seat) is int and seat in s.awaiting:
-        # ... and a turn (a third of a playout's decisions, and the most actions to list), its situation
-        # looked up as ``choices`` does.
-        money = s.money[seat]
-        turn = (
-            seat, tuple(s.alive), s.opt_forced and money >= _FORCED_AT, money >= _SCANDAL_FEE,
-            money >= _HACKER_FEE, s.opt_absent,
-        )
-        try:
-            legal = _TURNS[turn]
-        except KeyError:
-            legal = _turn_choices(turn)
+        # ... and a turn (a third of a playout's decisions, and the most actions to list).
+        legal = _turn_of(s, seat)
         s._lseat = seat
         s._legal = legal
     else:
@@ -215,6 +198,18 @@ Turn = tuple[int, tuple[bool, ...], bool, bool, bool, frozenset[str]]
 # that the big tables' rarely met situations do not pile up.
 _TURNS: dict[Turn, Choices] = {}
 _TURNS_KEPT: Final = 4096
+
+
+def _turn_of(s: CapitolFields, seat: int) -> Choices:
+    """The choices of ``seat``'s turn, by its situation: who is alive, and what its purse forces or
+    affords (ruling 4: a Scandal forced at ``FORCED_SCANDAL_AT``; ruling 10: the fees)."""
+    money = s.money[seat]
+    turn = (
+        seat, tuple(s.alive), s.opt_forced and money >= _FORCED_AT, money >= _SCANDAL_FEE,
+        money >= _HACKER_FEE, s.opt_absent,
+    )
+    legal = _TURNS.get(turn)
+    return _turn_choices(turn) if legal is None else legal
 
 
 def _turn_choices(turn: Turn) -> Choices:
