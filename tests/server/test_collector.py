@@ -9,16 +9,14 @@ import weakref
 from pathlib import Path
 
 from conflictology.server import metrics
-from conflictology.server.collector import PacedCollector, due
+from conflictology.server.collector import PacedCollector, growth_needed
 from server_helpers import free_port, thread_server
 
 
 def test_a_full_pass_is_due_at_a_quarter_of_growth_and_never_below_the_minimum() -> None:
-    assert not due(199_999, 100_000, growth_min=100_000)
-    assert due(200_000, 100_000, growth_min=100_000)
-    assert not due(1_200_000, 1_000_000, growth_min=100_000)  # a fifth
-    assert due(1_250_000, 1_000_000, growth_min=100_000)
-    assert not due(900_000, 1_000_000, growth_min=100_000)  # shrunk
+    assert growth_needed(100_000, growth_min=100_000) == 100_000  # a quarter would be 25,000
+    assert growth_needed(1_000_000, growth_min=100_000) == 250_000
+    assert growth_needed(0) == 100_000  # the default minimum
 
 
 class Node:

@@ -122,16 +122,16 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         pauses = PauseWatch(metrics.gc_pause_seconds.observe)
         pauses.install()
         collector = PacedCollector() if config.gc == "paced" else None
-        paced = None
         if collector is not None:
             collector.start()  # after the rooms are restored: they are frozen with the rest
-            paced = asyncio.create_task(collector.run())
+        checks = asyncio.create_task(collector.run()) if collector is not None else None
         try:
             yield
         finally:
             lag.cancel()
-            if paced is not None and collector is not None:
-                paced.cancel()
+            if checks is not None:
+                checks.cancel()
+            if collector is not None:
                 collector.stop()
             pauses.remove()
             await games.stop()  # the replay builds under way: no process outlives the server

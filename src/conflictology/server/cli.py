@@ -336,6 +336,9 @@ def register(app: typer.Typer) -> None:
             origins.append(origin)
             hosts.append(public_host)
         proxies = _comma_separated(forwarded_allow_ips) or ["127.0.0.1", "::1"]
+        if gc_policy not in ("paced", "python"):
+            typer.echo(f"error: --gc is paced or python, not {gc_policy!r}", err=True)
+            raise typer.Exit(2)
         config = ServerConfig(
             redis_url=redis,
             redis_prefix=redis_prefix,
@@ -368,9 +371,6 @@ def register(app: typer.Typer) -> None:
             forwarded_allow_ips=proxies,
             gc=gc_policy,
         )
-        if gc_policy not in ("paced", "python"):
-            typer.echo(f"error: --gc is paced or python, not {gc_policy!r}", err=True)
-            raise typer.Exit(2)
         if check:
             raise typer.Exit(check_configuration(config))
         if redis is not None:

@@ -49,9 +49,9 @@ def heap() -> int:
     return len(gc.get_objects()) + gc.get_freeze_count()
 
 
-def due(now: int, after_last: int, growth_min: int = GROWTH_MIN, share: float = GROWTH_SHARE) -> bool:
-    """Whether the followed objects grew enough since the last full pass (``after_last`` then)."""
-    return now - after_last >= max(growth_min, share * after_last)
+def growth_needed(after_last: int, growth_min: int = GROWTH_MIN, share: float = GROWTH_SHARE) -> float:
+    """How many more objects than ``after_last`` (as the last full pass left them) make the next pass."""
+    return max(growth_min, share * after_last)
 
 
 class PauseWatch:
@@ -113,9 +113,8 @@ class PacedCollector:
         """A full pass if the objects grew enough since the last; whether one was taken."""
         # The allocation count only ever overstates the growth (an object freed while the count is
         # at 0 is not taken off): below the threshold it is, without counting the objects.
-        if gc.get_count()[0] < max(self.growth_min, self.share * self.after_last):
-            return False
-        if not due(heap(), self.after_last, self.growth_min, self.share):
+        needed = growth_needed(self.after_last, self.growth_min, self.share)
+        if gc.get_count()[0] < needed or heap() - self.after_last < needed:
             return False
         found = self.collect()
         log.debug("full collection: %d unreachable, %d objects kept", found, self.after_last)

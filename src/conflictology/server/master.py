@@ -208,9 +208,9 @@ def wanted(room: Room, seat: int | None, held: Held | None, deltas: bool) -> int
 
 
 class Texts:
-    """The messages of a room's last broadcast, per seat: a ``sync``, a second tab or a spectator
-    arriving is answered by a lookup, not by a view and an encode, while nothing changed (the
-    room's version and who is connected)."""
+    """The texts of a room's last broadcast, per seat (sealed: ``SeatTexts.seal``): a ``sync``, a
+    second tab or a spectator arriving is answered by a lookup when one of them is the text it needs
+    and nothing changed (the room's version and who is connected); else its message is built."""
 
     def __init__(self) -> None:
         self._rooms: dict[str, tuple[int, frozenset[int], dict[int | None, SeatTexts]]] = {}
