@@ -178,6 +178,40 @@ def test_every_change_is_shown_in_order_even_when_several_share_a_batch(tmp_path
         store.close()
 
 
+def test_a_waiting_change_whose_caller_leaves_does_not_stop_the_others_waiting(tmp_path: Path) -> None:
+    """The changes waiting for one commit share its timer but not their waits: a caller cancelled
+    (a socket gone) leaves the others waiting, and they resume when the batch commits."""
+    store = SlowStore(f"sqlite:///{tmp_path / 'cancel.sqlite3'}")
+    hub = Hub(ServerConfig(), store)
+
+    async def main() -> None:
+        await hub.start()
+        room, _ = Room.create("CANCL", "capitol", "Host", None, RoomSettings())
+        await hub.backend.insert(room)
+        await hub.until_durable()
+        store.hold.set()
+        first = asyncio.create_task(hub.change("CANCL", lambda r: r.join("A")))
+        await asyncio.to_thread(store.writing.wait, 5)
+        others = [asyncio.create_task(hub.change("CANCL", lambda r, n=n: r.join(n))) for n in "BC"]
+        await settle()
+        others[0].cancel()
+        await settle()
+        assert not first.done() and not others[1].done()
+        store.hold.clear()
+        store.release.set()
+        await asyncio.wait_for(asyncio.gather(first, others[1]), 5)
+        with pytest.raises(asyncio.CancelledError):
+            await others[0]
+        # (the cancelled caller's change was made: only its wait was given up)
+        assert [s.name for s in (await hub.room("CANCL")).seats] == ["Host", "A", "B", "C"]
+        await hub.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()
+
+
 def test_a_restored_room_is_shown_as_saved_until_its_next_change_is(tmp_path: Path) -> None:
     """After a restart a room is shown as it was on disk: a change made since (not saved yet) reaches
     no one, whether they ask over HTTP, open a socket or sync."""

@@ -50,6 +50,18 @@ class _Batch:
     mark: int
 
 
+class _NextCommit:
+    """What waiting changes await: the next batch committed (``ok``), or ``timeout`` seconds with
+    none (the timer starts with the first waiter)."""
+
+    __slots__ = ("event", "ok", "timer")
+
+    def __init__(self, timeout: float, resolve: Callable[[bool], None]) -> None:
+        self.event = asyncio.Event()
+        self.ok = False
+        self.timer = asyncio.get_running_loop().call_later(timeout, resolve, False)
+
+
 class SnapshotWriter:
     """Snapshots and archives written in batches; ``show(room)`` is called for each change, in the
     order the changes were made, once the batch holding it is committed."""
@@ -86,7 +98,10 @@ class SnapshotWriter:
         # the newest room shown (what a newcomer, a sync or a read is answered from).
         self._change_mark = 0
         self._durable_mark = 0
-        self._durable = asyncio.Event()
+        # What the changes waiting to be durable await: the next commit, or its one timer if no
+        # batch commits within ``durable_timeout``. One timer a batch rather than a timeout a move
+        # (every move waits here).
+        self._next_commit: _NextCommit | None = None
         self._wake = asyncio.Event()
         self._unshown: list[Room] = []
         self.shown: dict[str, Room] = {}
@@ -145,25 +160,30 @@ class SnapshotWriter:
 
     async def until_durable(self) -> None:
         """Wait until every change this process has made so far is committed. (Called right after a
-        change: nothing ran in between, so the newest mark is that change's.) A store that refuses
-        writes for longer than ``durable_timeout`` makes this a 503: the change stays queued and is
-        shown once it is saved."""
+        change: nothing ran in between, so the newest mark is that change's.) A store that commits
+        nothing for ``durable_timeout`` while changes wait makes this a 503: the change stays queued
+        and is shown once it is saved."""
         mark = self._change_mark
         if self._durable_mark >= mark or self.writer is None:
             return
         if self.writer.done():
             raise BackendUnavailable("the server has stopped saving; this change is not saved")
-        deadline = time.monotonic() + self.config.durable_timeout
         while self._durable_mark < mark:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            commit = self._next_commit
+            if commit is None:
+                commit = self._next_commit = _NextCommit(self.config.durable_timeout, self._committed)
+            # (each waiter its own future, the event's: a waiter cancelled leaves the others waiting)
+            await commit.event.wait()
+            if not commit.ok:
                 raise BackendUnavailable("the server cannot save right now; this is shown once it is saved")
-            event = self._durable
-            # asyncio.timeout rather than wait_for: every move waits here, and wait_for makes a task
-            # for each wait.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(left):
-                    await event.wait()
+
+    def _committed(self, ok: bool) -> None:
+        """A batch committed (``ok``), or none did in ``durable_timeout``: the waiters resume."""
+        commit, self._next_commit = self._next_commit, None
+        if commit is not None:
+            commit.timer.cancel()
+            commit.ok = ok
+            commit.event.set()
 
     @property
     def games_archived(self) -> int:
@@ -251,8 +271,7 @@ class SnapshotWriter:
                 log.exception("could not show room %s's change to its sockets", room.code)
         if batch.mark > self._durable_mark:
             self._durable_mark = batch.mark
-            event, self._durable = self._durable, asyncio.Event()
-            event.set()
+            self._committed(True)
 
     def _take_records(self) -> list[dict[str, Any]]:
         records = list(self.unarchived.values())
