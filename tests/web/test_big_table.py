@@ -145,3 +145,35 @@ def test_the_lobby_takes_ten_at_360_px(browser: Browser, server: WebServer) -> N
         assert got["page"] <= 0 and got["cut"] == [], (lang, got)
         assert len(got["names"]) == 10 and any("de la Fuente y Montes" in n for n in got["names"]), got
         page.context.close()
+
+
+NAMES_CUT = """() => [...document.querySelectorAll('.opponents .pname')].filter((el) =>
+  el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1).map((el) => el.textContent)"""
+
+
+@pytest.mark.parametrize("others", [1, 2, 3, 5])
+def test_a_small_table_shows_every_name_whole_on_a_phone(
+    browser: Browser, server: WebServer, others: int
+) -> None:
+    """Issue 26's leftover: at 390 px the one other seat of a two-player table showed "Bot 1 · no…".
+    From two to six players, at 360 and 390 px, in English and Spanish: the others' panels use the
+    width (one alone takes the whole row) and every name, a long one among them, is shown whole
+    (on two lines at most) beside its turn marker."""
+    names = ["Ana", "Maximiliano Bartolomé"][: min(2, others + 1)]
+    # Maximiliano's turn first, and never connected: his panel shows both marks, the turn and the
+    # countdown of a player away, beside the longest name.
+    room = api_room(server, "capitol", names, bots=others + 1 - len(names), options={"first_player": 1})
+    api_start(server, room)
+    for lang in ("en", "es"):
+        for width, height in SIZES[:2]:
+            page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+            errors = watch_errors(page)
+            open_seat(page, server, room, 0, "Ana", lang)
+            expect(page.locator('.player[data-seat="1"] .turn-tag')).to_be_visible(timeout=30_000)
+            expect(page.locator('.player[data-seat="1"] [data-testid=dropped]')).to_be_visible(timeout=30_000)
+            assert_table_fits(table_fit(page, others), others)
+            # (whole across and down: a name longer than two lines would end in "…")
+            cut = page.evaluate(NAMES_CUT)
+            assert cut == [], (lang, width, cut)
+            assert errors == [], errors
+            page.context.close()

@@ -1,5 +1,6 @@
 """Issue 26, the seats at the table: bots named by their personality in the table's language, a
-40-character name that keeps its panel's shape (the turn tag on the seat's line), a player who drops
+40-character name that keeps its panel's shape (cut with "…"; the turn tag on the seat's line, or on
+a phone on the line below its two lines), a player who drops
 marked at once with the seconds before a bot stands in, and a renamed newcomer told for as long as
 they sit in the lobby. Real server, Debian's Chromium; every wait is on what the test checks."""
 
@@ -99,6 +100,8 @@ LINE = """(seat) => {
   };
   const name = panel.querySelector('.pname');
   return { panel: box(panel), name: box(name), tag: box(panel.querySelector('.turn-tag')),
+    cut: name.scrollHeight > name.clientHeight + 1 || name.scrollWidth > name.clientWidth + 1,
+    lines: Math.round(name.getBoundingClientRect().height / parseFloat(getComputedStyle(name).lineHeight)),
     title: panel.querySelector('.pname').title, label: panel.getAttribute('aria-label') };
 }"""
 
@@ -114,9 +117,16 @@ def test_a_forty_character_name_keeps_the_turn_tag_on_the_seats_line(
     expect(page.locator('.player[data-seat="1"] .turn-tag')).to_be_visible()
     got = page.evaluate(LINE, 1)
     name, tag, panel = got["name"], got["tag"], got["panel"]
-    # The tag sits on the name's line, inside the panel; the name is cut with "…", and said whole.
-    assert tag["top"] < name["bottom"] and tag["bottom"] > name["top"], got
+    if size is LAPTOP:
+        # The tag sits on the name's line, inside the panel; the name is cut with "…", and said whole.
+        assert tag["top"] < name["bottom"] and tag["bottom"] > name["top"], got
+    else:
+        # On a phone the name comes first: two lines of it, cut with "…", the tag on the line below
+        # (a name that fits leaves its marks beside it: test_big_table's small tables).
+        assert got["lines"] == 2 and tag["top"] >= name["bottom"] - 1, got
+    assert got["cut"], got
     assert panel["left"] - 1 <= name["left"] and tag["right"] <= panel["right"] + 1, got
+    assert tag["bottom"] <= panel["bottom"] + 1, got
     assert got["title"] == LONG and LONG in got["label"], got
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.context.close()
