@@ -46,7 +46,7 @@ from typing import Any
 from conflictology import bots, games
 from conflictology.arena import wilson
 from conflictology.engine import Action, GameState, Rng
-from conflictology.games.capitol.data import BLOCK_CHALLENGE, CHALLENGE
+from conflictology.games.capitol.data import BLOCK_CHALLENGE, CHALLENGE, CLAIM, TURN
 from conflictology.games.capitol.views import summary
 from conflictology.simulate import MAX_DECISIONS
 
@@ -89,6 +89,9 @@ class Counts:
     actions: Counter[str] = field(default_factory=Counter)
     # The chances to challenge by kind (``census_key``): offered, taken, and taken rightly.
     census: Counter[str] = field(default_factory=Counter)
+    # The turn actions' claims by role, held or bluffed, and for a search bot whether its prior (the
+    # heuristic's choice) made the claim or the search did (``Recorder.turn``).
+    claim_census: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: Counts) -> None:
         for name, value in vars(other).items():
@@ -99,7 +102,10 @@ class Counts:
 
 
 def count_game(
-    state: GameState, chances: Sequence[int], census: Sequence[Counter[str]] | None = None
+    state: GameState,
+    chances: Sequence[int],
+    census: Sequence[Counter[str]] | None = None,
+    claim_census: Sequence[Counter[str]] | None = None,
 ) -> list[Counts]:
     """Each seat's counts in a finished (or stopped) Capitol game. ``chances[s]``: the decisions of
     seat ``s`` that offered a challenge (``Recorder`` counts them as the game is played), ``census[s]``
@@ -116,6 +122,8 @@ def count_game(
         c.chances = chances[seat]
         if census is not None:
             c.census = Counter(census[seat])
+        if claim_census is not None:
+            c.claim_census = Counter(claim_census[seat])
         c.turns = turns
         c.turns_sq = turns * turns
         if seat in winners:
@@ -176,6 +184,23 @@ class Recorder:
     def __init__(self, players: int) -> None:
         self.chances = [0] * players
         self.census: list[Counter[str]] = [Counter() for _ in range(players)]
+        self.claim_census: list[Counter[str]] = [Counter() for _ in range(players)]
+
+    def turn(self, seat: int, hand: Sequence[str], action: Action, bot: bots.Bot | None = None) -> None:
+        """A turn's action: a claim counted by role, held or bluffed (``hand``: the seat's cards as it
+        chose), and for a search bot by whose it was (``prior``: the heuristic's, kept; ``search``: the
+        search's, instead of the prior's); a prior's bluff the search set aside is counted as
+        ``dropped``."""
+        prior = getattr(bot, "last_prior", None)
+        role = CLAIM.get(action["type"])
+        census = self.claim_census[seat]
+        if role is not None:
+            whose = "—" if prior is None else ("prior" if prior["type"] == action["type"] else "search")
+            census[f"{role}|{'held' if role in hand else 'bluff'}|{whose}"] += 1
+        if prior is not None and prior["type"] != action["type"]:
+            was = CLAIM.get(prior["type"])
+            if was is not None and was not in hand:
+                census[f"{was}|bluff|dropped"] += 1
 
     def before(
         self, seat: int, legal: Iterable[Action], state: GameState | None = None
@@ -227,11 +252,14 @@ def play(state: GameState, seated: Sequence[bots.Bot], max_decisions: int = MAX_
         seat = waiting[0]
         legal = state.legal_actions(seat)
         kind = rec.before(seat, legal, state)
+        hand = list(state.hidden[seat]) if state.phase is TURN else None  # type: ignore[attr-defined]
         action = seated[seat].act(state.view(seat), legal)
         rec.after(seat, kind, action, seated[seat])
+        if hand is not None:
+            rec.turn(seat, hand, action, seated[seat])
         state.apply(seat, action)
         decisions += 1
-    return count_game(state, rec.chances, rec.census)
+    return count_game(state, rec.chances, rec.census, rec.claim_census)
 
 
 @dataclass
@@ -395,7 +423,8 @@ def result_of(doc: dict[str, Any]) -> Result:
     """A ``Result`` from its JSON (``--json``, ``--progress``)."""
 
     def counts(d: dict[str, Any]) -> Counts:
-        return Counts(**{k: Counter(v) if k in ("actions", "census") else v for k, v in d.items()})
+        tallies = ("actions", "census", "claim_census")
+        return Counts(**{k: Counter(v) if k in tallies else v for k, v in d.items()})
 
     fields = {k: v for k, v in doc.items() if k not in ("all", "winners")}
     return Result(**fields, all=counts(doc["all"]), winners=counts(doc.get("winners", {})))
@@ -440,6 +469,33 @@ def census_table(results: Sequence[Result], by: Sequence[str] = ("window", "role
                 f"| {pct(taken, offered, interval=False)} | {taken} "
                 f"| {pct(rows[(*k, 'taken right')], taken, interval=False)} | "
                 + (" | ".join(_split(rows, k, w) for w in SEARCH_SPLIT) if searched else "— | — | —")
+                + " |"
+            )
+    return "\n".join(lines)
+
+
+def claim_table(results: Sequence[Result]) -> str:
+    """Each bot's turn claims by role (all seats): claims, the share bluffed, and for a search bot its
+    bluffs by whose they were (its prior's kept, or the search's instead of the prior's choice) and
+    the prior's bluffs it set aside."""
+    lines = [
+        "| bot | players | role | claims | bluffs, % "
+        "| bluffs: the prior's | the search's | the prior's set aside |",
+        "|" + "---|" * 8,
+    ]
+    for r in results:
+        rows: Counter[tuple[str, str, str]] = Counter()
+        for key, n in r.all.claim_census.items():
+            role, held, whose = key.split("|")
+            rows[(role, held, whose)] += n
+        for role in sorted({k[0] for k in rows}):
+            made = sum(n for (ro, _, w), n in rows.items() if ro == role and w != "dropped")
+            bluffs = sum(n for (ro, h, w), n in rows.items() if (ro, h) == (role, "bluff") and w != "dropped")
+            split = " | ".join(str(rows[(role, "bluff", w)]) for w in ("prior", "search", "dropped"))
+            searched = any(rows[(role, h, w)] for h in ("held", "bluff") for w in ("prior", "search"))
+            lines.append(
+                f"| `{r.bot}` | {r.players} | {role} | {made} | {pct(bluffs, made, interval=False)} | "
+                + (split if searched else "— | — | —")
                 + " |"
             )
     return "\n".join(lines)
@@ -491,6 +547,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     print(report(results, command))
     if args.census:
+        print("\nTurn claims by role (all seats):\n\n" + claim_table(results))
         for by in (("window", "role"), ("window", "cards"), ("window", "alive")):
             print(f"\nChances to challenge by {', '.join(by)} (all seats):\n\n" + census_table(results, by))
 

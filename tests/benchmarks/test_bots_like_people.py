@@ -150,6 +150,13 @@ def test_the_census_of_chances_adds_up_to_the_counts() -> None:
         assert _census_sum(c, "taken right") == c.right
         searched = _census_sum(c, "prior taken") + _census_sum(c, "added") - _census_sum(c, "dropped")
         assert searched == (c.challenges if bot.startswith("hard") else 0)
+        # The turn claims by role sum to the record's action claims and bluffs; a search's are its
+        # prior's or its own, a heuristic's neither.
+        made = {k: n for k, n in c.claim_census.items() if not k.endswith("|dropped")}
+        assert sum(made.values()) == c.action_claims
+        assert sum(n for k, n in made.items() if k.split("|")[1] == "bluff") == c.action_bluffs
+        whose = {k.split("|")[2] for k in made}
+        assert whose <= ({"prior", "search"} if bot.startswith("hard") else {"—"})
 
 
 def test_a_run_saved_as_json_gives_the_same_tables() -> None:
