@@ -3,6 +3,9 @@
     python benchmarks/bots_like_people.py                      # every bot, 4 and 2 players (minutes)
     python benchmarks/bots_like_people.py --bots normal,hard --games 400 --hard-games 40
     python benchmarks/bots_like_people.py --json
+    python benchmarks/bots_like_people.py --bots hard:iterations=200:seconds=9 --players 4 --hard-games 300 \
+        --progress run.json --census     # a search's budget in worlds; the counts saved after each game
+    python benchmarks/bots_like_people.py --tables run.json --census       # the tables of a saved run
 
 Each bot named in ``--bots`` sits at tables of ``--field`` bots (``normal`` by default: one measured
 seat and the rest ``normal``, the seats rotated from game to game as ``conflictology simulate`` does;
@@ -17,6 +20,10 @@ engine directly, seeded, and counted from what the engine knows:
 * **blocks**: the blocks made and the share genuine (the blocker held the role); the Judge's blocks of
   a Hacker apart (Coup's Contessa against an assassination), and how many of the Hackers aimed at the
   seat it blocked.
+* **the census** (``--census``): the chances to challenge by kind (``census_key``: the window, the
+  role claimed, the cards on each side, the players alive), with the share a bluff, the share taken
+  and right; for a search bot (``hard``), which of its challenges its prior (the heuristic's choice)
+  made, which the search added and which it dropped.
 * **the action mix**: each turn's action (Income, Foreign Aid, Scandal and the five claims);
   **turns**: a game's turns (its ``action`` log entries).
 
@@ -32,12 +39,14 @@ import json
 import math
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from conflictology import bots, games
 from conflictology.arena import wilson
 from conflictology.engine import Action, GameState, Rng
+from conflictology.games.capitol.data import BLOCK_CHALLENGE, CHALLENGE, CLAIM, TURN
 from conflictology.games.capitol.views import summary
 from conflictology.simulate import MAX_DECISIONS
 
@@ -78,18 +87,29 @@ class Counts:
     judge_genuine: int = 0
     hacked: int = 0  # Hackers aimed at the seat
     actions: Counter[str] = field(default_factory=Counter)
+    # The chances to challenge by kind (``census_key``): offered, taken, and taken rightly.
+    census: Counter[str] = field(default_factory=Counter)
+    # The turn actions' claims by role, held or bluffed, and for a search bot whether its prior (the
+    # heuristic's choice) made the claim or the search did (``Recorder.turn``).
+    claim_census: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: Counts) -> None:
         for name, value in vars(other).items():
-            if name == "actions":
-                self.actions.update(value)
+            if isinstance(value, Counter):
+                getattr(self, name).update(value)
             else:
                 setattr(self, name, getattr(self, name) + value)
 
 
-def count_game(state: GameState, chances: Sequence[int]) -> list[Counts]:
+def count_game(
+    state: GameState,
+    chances: Sequence[int],
+    census: Sequence[Counter[str]] | None = None,
+    claim_census: Sequence[Counter[str]] | None = None,
+) -> list[Counts]:
     """Each seat's counts in a finished (or stopped) Capitol game. ``chances[s]``: the decisions of
-    seat ``s`` that offered a challenge (``Recorder`` counts them as the game is played)."""
+    seat ``s`` that offered a challenge (``Recorder`` counts them as the game is played), ``census[s]``
+    the same chances by kind."""
     n = state.num_players
     spectator = state.view(None)
     log = spectator["log"]
@@ -100,6 +120,10 @@ def count_game(state: GameState, chances: Sequence[int]) -> list[Counts]:
     turns = sum(1 for e in log if e["type"] == "action")
     for seat, c in enumerate(per):
         c.chances = chances[seat]
+        if census is not None:
+            c.census = Counter(census[seat])
+        if claim_census is not None:
+            c.claim_census = Counter(claim_census[seat])
         c.turns = turns
         c.turns_sq = turns * turns
         if seat in winners:
@@ -132,15 +156,88 @@ def count_game(state: GameState, chances: Sequence[int]) -> list[Counts]:
     return per
 
 
+def census_key(state: GameState, seat: int) -> tuple[str, str] | None:
+    """A chance to challenge by kind, read from the state as ``seat`` decides: the window (``aimed``:
+    a claim whose action is aimed at it, the target's one prompt; ``bystander``: a claim aimed at
+    another seat or at nobody, a Banker's or a Reporter's, face to face too; ``own block``: a block of
+    its own action; ``block bystander``: a block of another's), the role claimed, its cards against
+    the claimant's (``2v1``), the players alive (``4p``), and, apart, whether the claimant holds the
+    role (``held`` or ``bluff``: a challenge would be right). None when ``seat`` has no challenge."""
+    s: Any = state
+    if s.phase is CHALLENGE:
+        claimant, role = s.actor, s.claim
+        window = "aimed" if seat == s.target else "bystander"
+    elif s.phase is BLOCK_CHALLENGE:
+        claimant, role = s.blocker, s.block_claim
+        window = "own block" if seat == s.actor else "block bystander"
+    else:
+        return None
+    alive = sum(1 for h in s.hidden if h)
+    key = f"{window}|{role}|{len(s.hidden[seat])}v{len(s.hidden[claimant])}|{alive}p"
+    return key, ("held" if role in s.hidden[claimant] else "bluff")
+
+
 class Recorder:
-    """Counts, decision by decision, each seat's chances to challenge."""
+    """Counts, decision by decision, each seat's chances to challenge (and, with ``state``, by kind:
+    ``census_key``; each kind counted ``offered``, ``taken`` and ``taken right``)."""
 
     def __init__(self, players: int) -> None:
         self.chances = [0] * players
+        self.census: list[Counter[str]] = [Counter() for _ in range(players)]
+        self.claim_census: list[Counter[str]] = [Counter() for _ in range(players)]
 
-    def before(self, seat: int, legal: Iterable[Action]) -> None:
+    def turn(self, seat: int, hand: Sequence[str], action: Action, bot: bots.Bot | None = None) -> None:
+        """A turn's action: a claim counted by role, held or bluffed (``hand``: the seat's cards as it
+        chose), and for a search bot by whose it was (``prior``: the heuristic's, kept; ``search``: the
+        search's, instead of the prior's); a prior's bluff the search set aside is counted as
+        ``dropped``."""
+        prior = getattr(bot, "last_prior", None)
+        role = CLAIM.get(action["type"])
+        census = self.claim_census[seat]
+        if role is not None:
+            whose = "—" if prior is None else ("prior" if prior["type"] == action["type"] else "search")
+            census[f"{role}|{'held' if role in hand else 'bluff'}|{whose}"] += 1
+        if prior is not None and prior["type"] != action["type"]:
+            was = CLAIM.get(prior["type"])
+            if was is not None and was not in hand:
+                census[f"{was}|bluff|dropped"] += 1
+
+    def before(
+        self, seat: int, legal: Iterable[Action], state: GameState | None = None
+    ) -> tuple[str, str] | None:
         if any(a["type"] == "challenge" for a in legal):
             self.chances[seat] += 1
+            if state is not None:
+                return census_key(state, seat)
+        return None
+
+    def after(
+        self, seat: int, kind: tuple[str, str] | None, action: Action, bot: bots.Bot | None = None
+    ) -> None:
+        """Count the chance ``kind`` by what ``seat`` did; for a search bot, also by what its prior
+        (the heuristic's choice, kept unless a candidate clearly beats it) would have done."""
+        if kind is None:
+            return
+        key, truth = kind
+        census = self.census[seat]
+        census[f"{key}|offered"] += 1
+        census[f"{key}|{truth}"] += 1
+        took = action["type"] == "challenge"
+        if took:
+            census[f"{key}|taken"] += 1
+            census[f"{key}|taken right"] += truth == "bluff"
+        prior = getattr(bot, "last_prior", None)
+        if prior is None:
+            return
+        if prior["type"] == "challenge":
+            census[f"{key}|prior taken"] += 1
+            census[f"{key}|prior taken right"] += truth == "bluff"
+        if took and prior["type"] != "challenge":
+            census[f"{key}|added"] += 1
+            census[f"{key}|added right"] += truth == "bluff"
+        elif not took and prior["type"] == "challenge":
+            census[f"{key}|dropped"] += 1
+            census[f"{key}|dropped right"] += truth == "bluff"
 
 
 def play(state: GameState, seated: Sequence[bots.Bot], max_decisions: int = MAX_DECISIONS) -> list[Counts]:
@@ -154,10 +251,15 @@ def play(state: GameState, seated: Sequence[bots.Bot], max_decisions: int = MAX_
             break
         seat = waiting[0]
         legal = state.legal_actions(seat)
-        rec.before(seat, legal)
-        state.apply(seat, seated[seat].act(state.view(seat), legal))
+        kind = rec.before(seat, legal, state)
+        hand = list(state.hidden[seat]) if state.phase is TURN else None  # type: ignore[attr-defined]
+        action = seated[seat].act(state.view(seat), legal)
+        rec.after(seat, kind, action, seated[seat])
+        if hand is not None:
+            rec.turn(seat, hand, action, seated[seat])
+        state.apply(seat, action)
         decisions += 1
-    return count_game(state, rec.chances)
+    return count_game(state, rec.chances, rec.census, rec.claim_census)
 
 
 @dataclass
@@ -172,9 +274,17 @@ class Result:
     winners: Counts
 
 
-def measure(bot: str, players: int, n_games: int, seed: int, field_bot: str = "normal") -> Result:
+def measure(
+    bot: str,
+    players: int,
+    n_games: int,
+    seed: int,
+    field_bot: str = "normal",
+    progress: Callable[[Result], None] | None = None,
+) -> Result:
     """``n_games`` games of ``bot`` at a table of ``field_bot``s, seats rotated; the seats it held
-    counted (every seat when it is the field itself)."""
+    counted (every seat when it is the field itself). ``progress`` is handed the result so far after
+    each game (a long run cut short keeps the games it finished)."""
     game = games.get(GAME)
     lineup = [bot] + [field_bot] * (players - 1)
     master = Rng(seed)
@@ -193,6 +303,9 @@ def measure(bot: str, players: int, n_games: int, seed: int, field_bot: str = "n
             total.add(c)
             if c.wins or c.shared:
                 won.add(c)
+        if progress is not None:
+            seconds = time.perf_counter() - start
+            progress(Result(bot, players, g + 1, field_bot, seconds, unfinished, total, won))
     return Result(bot, players, n_games, field_bot, time.perf_counter() - start, unfinished, total, won)
 
 
@@ -295,6 +408,99 @@ def report(results: Sequence[Result], command: str) -> str:
     return "\n".join(out)
 
 
+def doc_of(r: Result) -> dict[str, Any]:
+    """A ``Result`` as JSON (``dataclasses.asdict`` would rebuild a ``Counter`` from its items, counting
+    the pairs)."""
+
+    def counts(c: Counts) -> dict[str, Any]:
+        return {k: dict(v) if isinstance(v, Counter) else v for k, v in vars(c).items()}
+
+    return {**{k: v for k, v in vars(r).items() if k not in ("all", "winners")},
+            "all": counts(r.all), "winners": counts(r.winners)}
+
+
+def result_of(doc: dict[str, Any]) -> Result:
+    """A ``Result`` from its JSON (``--json``, ``--progress``)."""
+
+    def counts(d: dict[str, Any]) -> Counts:
+        tallies = ("actions", "census", "claim_census")
+        return Counts(**{k: Counter(v) if k in tallies else v for k, v in d.items()})
+
+    fields = {k: v for k, v in doc.items() if k not in ("all", "winners")}
+    return Result(**fields, all=counts(doc["all"]), winners=counts(doc.get("winners", {})))
+
+
+CENSUS_PARTS = ("window", "role", "cards", "alive")
+SEARCH_SPLIT = ("prior taken", "added", "dropped")
+
+
+def _split(rows: Counter[tuple[str, ...]], kind: tuple[str, ...], what: str) -> str:
+    n = rows[(*kind, what)]
+    return f"{n} ({pct(rows[(*kind, what + ' right')], n, interval=False)})"
+
+
+def census_table(results: Sequence[Result], by: Sequence[str] = ("window", "role")) -> str:
+    """Each bot's chances to challenge by the ``by`` parts of their kind (``census_key``: the window,
+    the role claimed, its cards against the claimant's, the players alive), all seats: offered, the
+    share a bluff, the share taken, the taken ones right; for a search bot, its prior's challenges
+    (the heuristic's choice) and how many the search added (a pass turned into a challenge) or dropped,
+    with the share right (a bluff, for the dropped)."""
+    lines = [
+        f"| bot | players | {' | '.join(by)} | chances | a bluff, % | challenged, % | challenges | right, % "
+        "| the prior's challenges (right, %) | added by the search (right, %) | dropped (a bluff, %) |",
+        "|" + "---|" * (len(by) + 10),
+    ]
+    for r in results:
+        rows: Counter[tuple[str, ...]] = Counter()
+        for key, n in r.all.census.items():
+            parts = dict(zip(CENSUS_PARTS, key.split("|"), strict=False))
+            what = key.split("|")[-1]
+            rows[(*(parts[b] for b in by), what)] += n
+        kinds = sorted(
+            {k[:-1] for k in rows},
+            key=lambda k: (-rows[(*k, "taken")], -rows[(*k, "offered")], k),
+        )
+        for k in kinds:
+            offered, taken = rows[(*k, "offered")], rows[(*k, "taken")]
+            searched = any(rows[(*k, w)] for w in ("prior taken", "added", "dropped"))
+            lines.append(
+                f"| `{r.bot}` | {r.players} | {' | '.join(k)} | {offered} "
+                f"| {pct(rows[(*k, 'bluff')], offered, interval=False)} "
+                f"| {pct(taken, offered, interval=False)} | {taken} "
+                f"| {pct(rows[(*k, 'taken right')], taken, interval=False)} | "
+                + (" | ".join(_split(rows, k, w) for w in SEARCH_SPLIT) if searched else "— | — | —")
+                + " |"
+            )
+    return "\n".join(lines)
+
+
+def claim_table(results: Sequence[Result]) -> str:
+    """Each bot's turn claims by role (all seats): claims, the share bluffed, and for a search bot its
+    bluffs by whose they were (its prior's kept, or the search's instead of the prior's choice) and
+    the prior's bluffs it set aside."""
+    lines = [
+        "| bot | players | role | claims | bluffs, % "
+        "| bluffs: the prior's | the search's | the prior's set aside |",
+        "|" + "---|" * 8,
+    ]
+    for r in results:
+        rows: Counter[tuple[str, str, str]] = Counter()
+        for key, n in r.all.claim_census.items():
+            role, held, whose = key.split("|")
+            rows[(role, held, whose)] += n
+        for role in sorted({k[0] for k in rows}):
+            made = sum(n for (ro, _, w), n in rows.items() if ro == role and w != "dropped")
+            bluffs = sum(n for (ro, h, w), n in rows.items() if (ro, h) == (role, "bluff") and w != "dropped")
+            split = " | ".join(str(rows[(role, "bluff", w)]) for w in ("prior", "search", "dropped"))
+            searched = any(rows[(role, h, w)] for h in ("held", "bluff") for w in ("prior", "search"))
+            lines.append(
+                f"| `{r.bot}` | {r.players} | {role} | {made} | {pct(bluffs, made, interval=False)} | "
+                + (split if searched else "— | — | —")
+                + " |"
+            )
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bots", default=DEFAULT_BOTS, help="comma-separated bots to measure")
@@ -304,22 +510,46 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--field", default="normal", help="the bot at every other seat")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--json", action="store_true", help="print the counts as JSON instead")
+    ap.add_argument(
+        "--progress", metavar="FILE", help="write the counts so far as JSON to FILE after every game"
+    )
+    ap.add_argument(
+        "--tables", metavar="FILE", nargs="+", help="print the tables of runs saved by --json or --progress"
+    )
+    ap.add_argument("--census", action="store_true", help="add the chances to challenge by kind")
     args = ap.parse_args(argv)
     names = [b for b in args.bots.split(",") if b]
     sizes = [int(p) for p in args.players.split(",") if p]
-    results = []
-    for players in sizes:
-        for name in names:
-            n = args.hard_games if name.split(":")[0] in ("hard", "search", "pimc", "ismcts") else args.games
-            results.append(measure(name, players, n, args.seed, args.field))
-    if args.json:
-        print(json.dumps([asdict(r) for r in results], indent=1))
-        return
     command = (
         f"python benchmarks/bots_like_people.py --bots {','.join(names)} --players {args.players} "
         f"--games {args.games} --hard-games {args.hard_games} --field {args.field} --seed {args.seed}"
     )
+    results: list[Result] = []
+    if args.tables:
+        for path in args.tables:
+            with open(path) as f:
+                results += [result_of(d) for d in json.load(f)]
+        command = "python benchmarks/bots_like_people.py --tables " + " ".join(args.tables)
+    else:
+
+        def save(partial: Result) -> None:
+            with open(args.progress, "w") as f:
+                json.dump([doc_of(r) for r in [*results, partial]], f)
+
+        for players in sizes:
+            for name in names:
+                searches = name.split(":")[0] in ("hard", "search", "pimc", "ismcts")
+                n = args.hard_games if searches else args.games
+                on_game = save if args.progress else None
+                results.append(measure(name, players, n, args.seed, args.field, on_game))
+    if args.json:
+        print(json.dumps([doc_of(r) for r in results], indent=1))
+        return
     print(report(results, command))
+    if args.census:
+        print("\nTurn claims by role (all seats):\n\n" + claim_table(results))
+        for by in (("window", "role"), ("window", "cards"), ("window", "alive")):
+            print(f"\nChances to challenge by {', '.join(by)} (all seats):\n\n" + census_table(results, by))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ themselves at each claim."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from benchmarks.bots_like_people import Counts, Recorder, count_game, measure, play
@@ -130,3 +131,39 @@ def test_measure_counts_the_measured_seats_only() -> None:
     assert sum(r.all.actions.values()) > 0
     field = measure("normal", 3, 5, seed=5, field_bot="normal")
     assert field.all.seats == 15  # the field itself: every seat
+
+
+def _census_sum(c: Counts, what: str) -> int:
+    return sum(n for key, n in c.census.items() if key.split("|")[-1] == what)
+
+
+def test_the_census_of_chances_adds_up_to_the_counts() -> None:
+    """The chances by kind sum to the chances, the ones taken to the challenges (the log's), the
+    right ones to the right ones; a search's challenges split into its prior's kept and its own added."""
+    for bot in ("heuristic-sceptic", "hard:iterations=4:seconds=9"):
+        r = measure(bot, 3, 6, seed=8, field_bot="heuristic-bluffer")
+        c = r.all
+        assert c.chances > 0 and c.challenges > 0
+        assert _census_sum(c, "offered") == c.chances
+        assert _census_sum(c, "held") + _census_sum(c, "bluff") == c.chances
+        assert _census_sum(c, "taken") == c.challenges
+        assert _census_sum(c, "taken right") == c.right
+        searched = _census_sum(c, "prior taken") + _census_sum(c, "added") - _census_sum(c, "dropped")
+        assert searched == (c.challenges if bot.startswith("hard") else 0)
+        # The turn claims by role sum to the record's action claims and bluffs; a search's are its
+        # prior's or its own, a heuristic's neither.
+        made = {k: n for k, n in c.claim_census.items() if not k.endswith("|dropped")}
+        assert sum(made.values()) == c.action_claims
+        assert sum(n for k, n in made.items() if k.split("|")[1] == "bluff") == c.action_bluffs
+        whose = {k.split("|")[2] for k in made}
+        assert whose <= ({"prior", "search"} if bot.startswith("hard") else {"—"})
+
+
+def test_a_run_saved_as_json_gives_the_same_tables() -> None:
+    from benchmarks.bots_like_people import census_table, doc_of, report, result_of
+
+    r = measure("easy", 2, 5, seed=3, field_bot="normal")
+    back = result_of(json.loads(json.dumps(doc_of(r))))
+    assert back == r
+    assert report([back], "x") == report([r], "x")
+    assert census_table([back]) == census_table([r])

@@ -187,6 +187,9 @@ class ISMCTSBot(Bot):
         self.policy.check_params(params)
         #: iterations run by the last decision (benchmarks read it)
         self.last_iterations = 0
+        #: the prior the flat search's last decision weighed (None: no search ran; benchmarks read
+        #: it: ``benchmarks/bots_like_people.py --census`` splits a search's challenges by it)
+        self.last_prior: Action | None = None
         #: the root statistics of the last decision: action index -> (visits, mean reward)
         self.last_root_stats: dict[int, tuple[int, float]] = {}
         #: the paired search's tree of the last decision (tests read it)
@@ -547,6 +550,7 @@ class FlatSearchBot(ISMCTSBot):
     name = "pimc"
 
     def act(self, view: View, legal: list[Action]) -> Action:
+        self.last_prior = None
         if not legal:
             raise IllegalAction(f"seat {self.seat} has no legal action")
         if len(legal) == 1:
@@ -557,6 +561,7 @@ class FlatSearchBot(ISMCTSBot):
             return shortcut
         start = time.perf_counter()
         prior = policy.prior(self, view, legal)
+        self.last_prior = prior
         cands = policy.candidates(self, view, legal, prior)
         if prior is not None and prior not in cands:
             cands = [prior, *cands]
