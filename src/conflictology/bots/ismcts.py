@@ -546,6 +546,14 @@ class FlatSearchBot(ISMCTSBot):
 
     name = "pimc"
 
+    def __init__(self, game: Game, seat: int, seed: int | None = None, **params: Any) -> None:
+        super().__init__(game, seat, seed, **params)
+        #: the last decision's candidates, the prior among them and each candidate's reward world by
+        #: world (``scripts/distill_capitol.py`` reads them)
+        self.last_candidates: list[Action] = []
+        self.last_prior: Action | None = None
+        self.last_results: list[list[float]] = []
+
     def act(self, view: View, legal: list[Action]) -> Action:
         if not legal:
             raise IllegalAction(f"seat {self.seat} has no legal action")
@@ -598,6 +606,7 @@ class FlatSearchBot(ISMCTSBot):
         self.last_iterations = done
         self.total_iterations += done
         self.total_seconds += time.perf_counter() - start
+        self.last_candidates, self.last_results, self.last_prior = cands, results, prior
         if done == 0:
             return prior if prior is not None else cands[0]
         means = [sum(r) / done for r in results]
