@@ -36,8 +36,8 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def play(game: str, players: int, games: int, seed: int, names: list[str]) -> None:
-    for g in range(games):
+def play(game: str, players: int, games: int, seed: int, names: list[str], start: int = 0) -> None:
+    for g in range(start, start + games):
         order = [names[(i + g) % players] for i in range(players)]
         r = simulate(game, players, 1, order, seed=seed * 100_000 + g)
         won = [name for name, w in r.wins.items() if w]
@@ -72,6 +72,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--start", type=int, default=0, help="the first game's number (split a run in two)")
     parser.add_argument("--summary", nargs="*", help="JSON-lines files of earlier runs to sum up")
     args = parser.parse_args()
     if args.summary:
@@ -83,7 +84,7 @@ def main() -> None:
     names = args.bots.split(",")
     if len(names) != args.players:
         sys.exit(f"{args.players} seats need {args.players} bots")
-    play(args.game, args.players, args.games, args.seed, names)
+    play(args.game, args.players, args.games, args.seed, names, args.start)
 
 
 if __name__ == "__main__":

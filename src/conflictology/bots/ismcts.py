@@ -119,6 +119,11 @@ class SearchPolicy:
         """A multiplier on the iteration budget for this decision (1: the budget as given)."""
         return 1.0
 
+    def quick_rule(self, bot: ISMCTSBot, view: View) -> tuple[float, float] | None:
+        """How clearly a candidate must beat the prior in a quick flat search (``margin``, ``z``), or
+        None for the search's own (``prior_margin`` and two standard errors)."""
+        return None
+
 
 _POLICIES: dict[str, SearchPolicy] = {}
 _DEFAULT_POLICY = SearchPolicy()
@@ -549,6 +554,26 @@ class FlatSearchBot(ISMCTSBot):
 
     name = "pimc"
 
+    #: a budget this small (in worlds, or seconds on the clock) makes a quick search, which may
+    #: overrule the prior on the game's :meth:`SearchPolicy.quick_rule` (the ``quick`` param, 1/0,
+    #: says so whatever the budget; a ``z`` given keeps its own); ``hard``'s 0.3 s and the 200-world
+    #: measure stay full searches
+    quick_worlds = 50
+    quick_seconds = 0.1
+
+    def __init__(self, game: Game, seat: int, seed: int | None = None, **params: Any) -> None:
+        super().__init__(game, seat, seed, **params)
+        quick = params.get("quick")
+        small = self.iterations <= self.quick_worlds or (
+            self.seconds is not None and self.seconds <= self.quick_seconds
+        )
+        self.quick = small if quick is None else bool(int(quick))
+        #: the last decision's candidates, the prior among them and each candidate's reward world by
+        #: world (``scripts/distill_capitol.py`` reads them)
+        self.last_candidates: list[Action] = []
+        self.last_prior: Action | None = None
+        self.last_results: list[list[float]] = []
+
     def act(self, view: View, legal: list[Action]) -> Action:
         self.last_prior = None
         if not legal:
@@ -603,6 +628,7 @@ class FlatSearchBot(ISMCTSBot):
         self.last_iterations = done
         self.total_iterations += done
         self.total_seconds += time.perf_counter() - start
+        self.last_candidates, self.last_results, self.last_prior = cands, results, prior
         if done == 0:
             return prior if prior is not None else cands[0]
         means = [sum(r) / done for r in results]
@@ -610,11 +636,14 @@ class FlatSearchBot(ISMCTSBot):
         best = max(range(len(cands)), key=lambda j: (means[j], -j))
         if prior is None or self.prior_margin <= 0:
             return cands[best]
+        margin, z = self.prior_margin, self.params_z
+        if self.quick and "z" not in self.params:
+            margin, z = policy.quick_rule(self, view) or (margin, z)
         p = cands.index(prior)
         if best == p:
             return prior
         mean, se = _paired(results[best], results[p])
-        return cands[best] if mean > self.prior_margin + self.params_z * se else prior
+        return cands[best] if mean > margin + z * se else prior
 
 
 def flat_factory(**defaults: Any) -> Callable[..., Bot]:
