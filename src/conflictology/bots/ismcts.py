@@ -568,10 +568,9 @@ class FlatSearchBot(ISMCTSBot):
             self.seconds is not None and self.seconds <= self.quick_seconds
         )
         self.quick = small if quick is None else bool(int(quick))
-        #: the last decision's candidates, the prior among them and each candidate's reward world by
-        #: world (``scripts/distill_capitol.py`` reads them)
+        #: the last decision's candidates and each candidate's reward world by world, beside its
+        #: ``last_prior`` (``scripts/distill_capitol.py`` reads them)
         self.last_candidates: list[Action] = []
-        self.last_prior: Action | None = None
         self.last_results: list[list[float]] = []
 
     def act(self, view: View, legal: list[Action]) -> Action:
