@@ -12,7 +12,16 @@ import httpx
 import pytest
 
 from redis_helpers import clear_prefix, new_prefix, redis_server
-from server_helpers import Player, auth, check_no_leaks, make_table, register_toy, start, thread_server
+from server_helpers import (
+    Player,
+    auth,
+    check_no_leaks,
+    eventually,
+    make_table,
+    register_toy,
+    start,
+    thread_server,
+)
 
 pytestmark = pytest.mark.redis
 
@@ -48,9 +57,11 @@ def test_clocks_fire_exactly_once_across_processes(
                 assert not hub_b.tasks.get(table.code)
                 time.sleep(0.2)
             game_id = first["room"]["game_id"]
-            time.sleep(0.3)
-            record = httpx.get(f"{b.url}/api/games/{game_id}", headers=auth(table.host_token)).json()
-            assert record["status"] == "over"
+            # The archive is written after the game's end is shown: waited for.
+            record = eventually(
+                lambda: httpx.get(f"{b.url}/api/games/{game_id}", headers=auth(table.host_token)).json(),
+                lambda got: got.get("status") == "over",
+            )
             seqs = [x["seq"] for x in record["actions"]]
             assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
             assert {x["by"] for x in record["actions"]} == {"timeout"}

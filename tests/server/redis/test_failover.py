@@ -13,7 +13,16 @@ import httpx
 import pytest
 
 from redis_helpers import clear_prefix, new_prefix, redis_server
-from server_helpers import Player, ServerProcess, auth, check_no_leaks, make_table, play_randomly, start
+from server_helpers import (
+    Player,
+    ServerProcess,
+    auth,
+    check_no_leaks,
+    eventually,
+    make_table,
+    play_randomly,
+    start,
+)
 
 pytestmark = pytest.mark.redis
 
@@ -68,10 +77,12 @@ def test_kill_one_of_two_processes_mid_game(redis_url: str, tmp_path: Path) -> N
         players.append(Player(b.server, table.code, table.tokens[2], 2))
         start(table)
         play_randomly(players, seed=5, stop_after=8)
-        time.sleep(0.5)
-        before = httpx.get(f"{b.url}/api/rooms/{table.code}").json()
+        # B hears of A's sockets through Redis: waited for, every seat connected as B shows it.
+        before = eventually(
+            lambda: httpx.get(f"{b.url}/api/rooms/{table.code}").json(),
+            lambda room: [s["connected"] for s in room["seats"]] == [True, True, True, True],
+        )
         assert before["status"] == "playing"
-        assert [s["connected"] for s in before["seats"]] == [True, True, True, True]
         seen = max(m["seq"] for p in players for m in p.messages if m["type"] == "state")
 
         a.kill()
@@ -83,9 +94,12 @@ def test_kill_one_of_two_processes_mid_game(redis_url: str, tmp_path: Path) -> N
         assert [s["view"]["you"] for s in states] == [0, 1]
         # The game goes on (the bot is now B's, after A's lease expires) to its end.
         play_randomly([*resumed, players[2]], seed=6, timeout=120)
-        time.sleep(0.3)
-        record = httpx.get(f"{b.url}/api/games/{before['game_id']}", headers=auth(table.host_token)).json()
-        assert record["status"] == "over"
+        # The archive is written after the last state is sent: waited for.
+        archived = f"{b.url}/api/games/{before['game_id']}"
+        record = eventually(
+            lambda: httpx.get(archived, headers=auth(table.host_token)).json(),
+            lambda got: got.get("status") == "over",
+        )
         consecutive_seqs(record)
         assert "bot" in {x["by"] for x in record["actions"]}
         received = [

@@ -14,7 +14,7 @@ import pytest
 from conflictology.server.redis_backend import RedisBackend
 from conflictology.server.rooms import Room
 from redis_helpers import clear_prefix, new_prefix, redis_server
-from server_helpers import Player, make_table, start, thread_server
+from server_helpers import Player, eventually, make_table, start, thread_server
 
 pytestmark = pytest.mark.redis
 
@@ -70,10 +70,15 @@ def test_a_seat_marked_away_elsewhere_while_its_player_is_here_is_given_back(
             assert back["room"]["status"] == "playing"
             # A seat whose player is not connected anywhere stays away.
             p0.close()
-            time.sleep(0.3)
+            # A (which held the socket) has noticed it closed before the seat is marked away.
+            eventually(
+                lambda: httpx.get(f"{a.url}/api/rooms/{table.code}").json()["seats"][0]["connected"],
+                lambda connected: connected is False,
+            )
 
             asyncio.run(mark_away_elsewhere(redis_url, prefix, table.code, 0))
-            time.sleep(0.5)
+            eventually(lambda: seat_is_away(a.url, table.code, 0), lambda away: away)
+            time.sleep(0.5)  # (a wrong give-back would come meanwhile)
             assert seat_is_away(a.url, table.code, 0)
             assert not seat_is_away(a.url, table.code, 1)
             # Its player comes back through B: the seat is theirs again, and A (the owner, whose
