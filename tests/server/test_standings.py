@@ -30,12 +30,23 @@ from server_helpers import (
     Server,
     ServerProcess,
     auth,
+    eventually,
     make_table,
     play_randomly,
     seat_named,
     start,
     thread_server,
 )
+
+
+def archived(url: str, table: Any, game_id: str) -> dict[str, Any]:
+    """The game's record once it is archived (written after its last state is sent: waited for)."""
+    return dict(
+        eventually(
+            lambda: httpx.get(f"{url}/api/games/{game_id}", headers=auth(table.host_token)),
+            lambda r: r.status_code == 200 and r.json()["status"] == "over",
+        ).json()
+    )
 
 
 def play_one(url: str, table: Any, humans: int, seed: int) -> dict[str, Any]:
@@ -45,12 +56,7 @@ def play_one(url: str, table: Any, humans: int, seed: int) -> dict[str, Any]:
     play_randomly(players, seed=seed)
     for p in players:
         p.close()
-    for _ in range(100):
-        r = httpx.get(f"{url}/api/games/{game_id}", headers=auth(table.host_token))
-        if r.status_code == 200 and r.json()["status"] == "over":
-            return dict(r.json())
-        time.sleep(0.1)
-    raise AssertionError("the game was not archived")
+    return archived(url, table, game_id)
 
 
 def expected(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -132,8 +138,7 @@ def scenario(launch: Callable[[], list[ServerProcess]]) -> None:
     play_randomly([host, guest], seed=3)
     host.close()
     guest.close()
-    time.sleep(0.2)
-    records.append(dict(httpx.get(f"{url}/api/games/{game_id}", headers=auth(table.host_token)).json()))
+    records.append(archived(url, table, game_id))
     after = standings(servers[0].url, table.code)
     want = expected(records)
     assert {p["name"]: p for p in after["players"]} == want
