@@ -152,8 +152,11 @@ def test_a_search_that_waits_too_long_is_played_on_a_short_clock(monkeypatch: py
 
     async def main() -> None:
         # The cap well past the queue's wait, so that on a loaded machine the stuck search is still
-        # running when the waiting one gives up (the sleeper sleeps far past both).
-        pool = BotPool(1, time_cap=6.0, queue_wait=0.3, setup=SETUP)
+        # running when the waiting one gives up (the sleeper sleeps far past both); and long, as the
+        # waiting one's stand-in is played once the stuck one's worker is replaced, and expires
+        # 0.3 + 2 x cap after it was asked for (a cap of 6 s left a replacement 6.3 s: at load 20
+        # one took longer).
+        pool = BotPool(1, time_cap=15.0, queue_wait=0.3, setup=SETUP)
         try:
             await _ready(pool)
             stuck = asyncio.ensure_future(pool.decide(game, "sleeper", seat, 1, view, legal, "stuck"))
@@ -179,7 +182,7 @@ def test_a_search_with_no_clock_that_waits_too_long_is_played_by_the_default_lev
     game, seat, view, legal = _position()
 
     async def main() -> None:
-        pool = BotPool(1, time_cap=6.0, queue_wait=0.3, setup=SETUP)
+        pool = BotPool(1, time_cap=15.0, queue_wait=0.3, setup=SETUP)  # (the cap: as above)
         try:
             await _ready(pool)
             stuck = asyncio.ensure_future(pool.decide(game, "sleeper", seat, 1, view, legal, "stuck"))

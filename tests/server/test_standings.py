@@ -96,6 +96,23 @@ def strings(doc: Any) -> set[str]:
 
 
 def scenario(launch: Callable[[], list[ServerProcess]]) -> None:
+    """The standings' story over two launches of the servers; every server launched is stopped at
+    the end, whether the story fails or not (a failure left them running, loading the machine)."""
+    launched: list[ServerProcess] = []
+
+    def tracked() -> list[ServerProcess]:
+        servers = launch()
+        launched.extend(servers)
+        return servers
+
+    try:
+        _story(tracked)
+    finally:
+        for server in launched:
+            server.stop()  # (a stopped one is left alone)
+
+
+def _story(launch: Callable[[], list[ServerProcess]]) -> None:
     servers = launch()
     url = servers[0].url
     table = make_table(
