@@ -33,7 +33,7 @@ def test_sigkill_and_restart_mid_game_then_finish(tmp_path: Path) -> None:
         start(table)
         play_randomly(players, seed=11, stop_after=6)
         time.sleep(0.5)  # let the last action land (and the bot answer, if it is its turn)
-        before = httpx.get(f"{server.url}/api/rooms/{table.code}").json()
+        before = httpx.get(f"{server.url}/api/rooms/{table.code}", timeout=60).json()
         assert before["status"] == "playing"
         seen = max(m["seq"] for p in players for m in p.messages if m["type"] == "state")
     finally:

@@ -43,7 +43,7 @@ def archived(url: str, table: Any, game_id: str) -> dict[str, Any]:
     """The game's record once it is archived (written after its last state is sent: waited for)."""
     return dict(
         eventually(
-            lambda: httpx.get(f"{url}/api/games/{game_id}", headers=auth(table.host_token)),
+            lambda: httpx.get(f"{url}/api/games/{game_id}", headers=auth(table.host_token), timeout=60),
             lambda r: r.status_code == 200 and r.json()["status"] == "over",
         ).json()
     )
@@ -80,7 +80,7 @@ def expected(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def standings(url: str, code: str) -> dict[str, Any]:
-    r = httpx.get(f"{url}/api/rooms/{code}/standings")
+    r = httpx.get(f"{url}/api/rooms/{code}/standings", timeout=60)
     assert r.status_code == 200, r.text
     return dict(r.json())
 
@@ -133,7 +133,7 @@ def _story(launch: Callable[[], list[ServerProcess]]) -> None:
     url = servers[-1].url  # (on Redis, the other process this time)
     table.server = servers[-1].server
     assert standings(url, table.code) == before
-    with httpx.Client(base_url=url, headers=auth(table.host_token)) as http:
+    with httpx.Client(base_url=url, headers=auth(table.host_token), timeout=60) as http:
         assert http.post(f"/api/rooms/{table.code}/rematch").status_code == 200
         assert (
             http.post(f"/api/rooms/{table.code}/kick", json=seat_named(http, table.code, 2)).status_code
@@ -142,7 +142,7 @@ def _story(launch: Callable[[], list[ServerProcess]]) -> None:
         r = http.patch(f"/api/rooms/{table.code}", json={"game": "conspiranoicos"})
         assert r.status_code == 200 and r.json()["game"] == "conspiranoicos", r.text
     records.append(play_one(url, table, humans=2, seed=2))
-    with httpx.Client(base_url=url, headers=auth(table.host_token)) as http:
+    with httpx.Client(base_url=url, headers=auth(table.host_token), timeout=60) as http:
         assert http.post(f"/api/rooms/{table.code}/rematch").status_code == 200
     # A game being played shows nothing in the standings: they change only once it is over.
     between = standings(url, table.code)
@@ -167,7 +167,7 @@ def _story(launch: Callable[[], list[ServerProcess]]) -> None:
     assert "keys" not in json.dumps(after)
     # A new device: Player 1's seat is gone; their old token claims the name back, once.
     old = table.tokens[1]
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=60) as http:
         r = http.post(f"/api/rooms/{table.code}/rematch", headers=auth(table.host_token))
         assert r.status_code == 200
         assert http.post(f"/api/rooms/{table.code}/leave", headers=auth(old)).status_code == 200

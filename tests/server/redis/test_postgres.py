@@ -47,7 +47,7 @@ def test_two_processes_archive_to_postgresql(redis_url: str, tmp_path: Path) -> 
         p1 = Player(b.server, table.code, table.tokens[1], 1)
         start(table)
         play_randomly([p0, p1], seed=3, timeout=120)
-        game_id = httpx.get(f"{b.url}/api/rooms/{table.code}").json()["game_id"]
+        game_id = httpx.get(f"{b.url}/api/rooms/{table.code}", timeout=60).json()["game_id"]
         # Archived once, in PostgreSQL, readable from either process and from the database itself.
         # The archive is written after the last state is sent (from the queue in Redis): waited for.
         store = Store(pg)
@@ -58,7 +58,7 @@ def test_two_processes_archive_to_postgresql(redis_url: str, tmp_path: Path) -> 
         finally:
             store.close()
         for server in (a, b):
-            assert httpx.get(f"{server.url}/api/games/{game_id}").json()["status"] == "over"
+            assert httpx.get(f"{server.url}/api/games/{game_id}", timeout=60).json()["status"] == "over"
         assert check_no_leaks(record, [(0, p0.messages), (1, p1.messages)]) > 0
         p0.close()
         p1.close()
