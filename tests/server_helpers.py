@@ -152,7 +152,9 @@ class ServerProcess:
     def kill(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
+        # Generous: a killed process is torn down at its own (nice) priority, which took over 10 s
+        # at load 50.
+        self.proc.wait(timeout=60)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
