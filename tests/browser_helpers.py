@@ -100,7 +100,7 @@ def run_server(
                 err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
                 raise RuntimeError(f"the server exited early: {err}")
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                if httpx.get(f"{url}/healthz", timeout=10).status_code == 200:  # (1 s starved at load 50)
                     break
             if time.monotonic() > deadline:
                 raise TimeoutError("the server did not become healthy")
@@ -398,11 +398,12 @@ TABLE_FIT = """() => {
 
 def table_fit(page: Page, opponents: int) -> dict[str, Any]:
     """TABLE_FIT of a Capitol table once it shows ``opponents`` panels and no sideways scroll, or as
-    it stands after a few tries (the caller's assertions then say what is wrong)."""
+    it stands after 30 s of tries (the caller's assertions then say what is wrong)."""
     got: dict[str, Any] = page.evaluate(TABLE_FIT)
-    for _ in range(10):
-        # (A resize or a state drawn just then settles within a frame or two; a hand truly out of
-        # the window stays out, and the caller's assertions say so.)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        # (A resize or a state drawn just then settles within a frame or two, more on a loaded
+        # machine; a hand truly out of the window stays out, and the caller's assertions say so.)
         if len(got["panels"]) == opponents and got["scroll"] <= 0 and got["handInView"]:
             break
         page.wait_for_timeout(200)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from conflictology.cli import app
 from conflictology.clients.loadtest import LoadResult, percentile, run_loadtest
 from conflictology.server.store import games_table
 from redis_helpers import clear_prefix, new_prefix, redis_server
-from server_helpers import ServerProcess, thread_server
+from server_helpers import ServerProcess, eventually, thread_server
 
 
 def test_percentiles() -> None:
@@ -60,14 +59,12 @@ def test_loadtest_against_one_server(tmp_path: Path) -> None:
         hub = server.app.state.hub
         assert len(hub.backend._rooms) == 3
         # (counted in the table itself: the public listing leaves out private rooms' games)
-        # (archives are written in batches, every few hundredths of a second)
-        for _ in range(50):
+        # (archives are written in batches, every few hundredths of a second: waited for)
+        def archived() -> int:
             with hub.store.engine.connect() as conn:
-                archived = conn.execute(select(func.count()).select_from(games_table)).scalar_one()
-            if archived >= result.games:
-                break
-            time.sleep(0.1)
-        assert archived >= result.games
+                return int(conn.execute(select(func.count()).select_from(games_table)).scalar_one())
+
+        eventually(archived, lambda count: count >= result.games)
 
 
 def test_loadtest_command_prints_a_table(tmp_path: Path) -> None:
@@ -126,7 +123,6 @@ def test_loadtest_survives_a_killed_process(tmp_path: Path) -> None:
     """Kill one of two processes while the bots play: the bots on it reconnect to the other one
     with their tokens and their games go on, with no error."""
     import threading
-    import time
 
     with redis_server(tmp_path) as url:
         prefix = new_prefix()
@@ -134,12 +130,12 @@ def test_loadtest_survives_a_killed_process(tmp_path: Path) -> None:
         args = ("--redis", url, "--redis-prefix", prefix, "--no-address-limits", "--redis-lease", "2")
         a = ServerProcess(db, None, *args)
         b = ServerProcess(db, None, *args)
-        running = threading.Event()
+        playing = threading.Event()
         try:
 
-            def progress(phase: str, *_: object) -> None:
-                if phase == "running":
-                    running.set()
+            def progress(phase: str, _fraction: float, actions: int, *_: object) -> None:
+                if phase == "running" and actions > 0:
+                    playing.set()
 
             results: list[LoadResult] = []
 
@@ -149,10 +145,10 @@ def test_loadtest_survives_a_killed_process(tmp_path: Path) -> None:
 
             worker = threading.Thread(target=load)
             worker.start()
-            assert running.wait(60)
-            time.sleep(2.0)
+            # Killed once the bots play (not a time later: a loaded machine could be past the window).
+            assert playing.wait(120)
             a.kill()
-            worker.join(timeout=120)
+            worker.join(timeout=300)
             (result,) = results
             assert result.reconnects >= 8  # the 8 bots of A's rooms, at least once each
             assert result.errors == 0, result.error_samples

@@ -43,7 +43,7 @@ def _pending(page: Page) -> bool:
     return page.locator(".banner.decision, .banner.threat").count() > 0
 
 
-def _poll(read: object, want: object, timeout: float = 6.0) -> bool:
+def _poll(read: object, want: object, timeout: float = 60.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if want(read()):  # type: ignore[operator]

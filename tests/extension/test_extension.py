@@ -4,6 +4,7 @@ extension loaded in Chromium, its popup creating a room that a normal page joins
 from __future__ import annotations
 
 import json
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -153,7 +154,8 @@ def test_extension_popup_creates_a_room_a_page_joins(
         # (As where the side panel API is missing: background.js then sets the popup.)
         sw.evaluate("chrome.action.setPopup({popup: 'popup.html'})")
         sw.evaluate("chrome.action.openPopup()")
-        for _ in range(100):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
             last = sw.evaluate("globalThis.lastScreen")
             if last and last["popup"] and last["screen"] == "table":
                 break

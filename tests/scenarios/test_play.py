@@ -16,6 +16,7 @@ from server_helpers import (
     Server,
     auth,
     check_no_leaks,
+    eventually,
     make_table,
     play_randomly,
     register_toy,
@@ -33,9 +34,15 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
 
 
 def game_record(server: Server, code: str, token: str) -> dict[str, Any]:
+    """The room's finished game as archived (written after its last state is sent: waited for)."""
     with server.http() as http:
-        info = http.get(f"/api/rooms/{code}").json()
-        return dict(http.get(f"/api/games/{info['game_id']}", headers=auth(token)).json())
+        game_id = http.get(f"/api/rooms/{code}").json()["game_id"]
+        return dict(
+            eventually(
+                lambda: http.get(f"/api/games/{game_id}", headers=auth(token)).json(),
+                lambda record: record.get("status") == "over",
+            )
+        )
 
 
 def is_state(m: dict[str, Any]) -> bool:
@@ -57,7 +64,6 @@ def test_full_game_humans_bots_and_a_spectator_see_only_their_own_views(server: 
     play_randomly(players)
     final = spectator.wait_for(lambda m: is_state(m) and "winners" in m)
     assert final["legal"] == [] and final["view"]["winners"] == final["winners"]
-    time.sleep(0.2)
     record = game_record(server, table.code, table.host_token)
     assert record["status"] == "over" and record["winners"] == final["winners"]
     assert [p["bot"] for p in record["players"]] == [False, False, True, True]
@@ -117,20 +123,21 @@ def test_timers_play_for_silent_players_and_keep_the_clock_within_a_window(serve
     settings = {"turn_seconds": 1, "response_seconds": 2.5, "choice_seconds": 1}
     table = make_table(server, "toy", humans=3, options={"cards": 1}, settings=settings)
     players = [Player(server, table.code, table.tokens[i], i) for i in range(3)]
+    started = time.time()
     start(table)
     first = players[0].wait_for(is_state)
-    assert first["timer"] == "turn" and first["deadline"] == pytest.approx(time.time() + 1, abs=1.0)
+    # One turn from the start (however long the machine took to tell it).
+    assert first["timer"] == "turn" and started + 1 - 0.01 <= first["deadline"] <= time.time() + 1 + 0.01
     # Seat 0 says nothing: its clock runs out and the timeout action (play) is taken for it.
-    window = players[1].wait_for(lambda m: is_state(m) and m["legal"], timeout=5)
+    window = players[1].wait_for(lambda m: is_state(m) and m["legal"], timeout=60)
     assert window["timer"] == "response"
     assert {a["type"] for a in window["legal"]} == {"pass", "challenge"}
     # Seat 1 passes; seat 2 is still in the same window, so its clock does not restart.
     players[1].send({"type": "act", "action": {"type": "pass"}, "seq": window["seq"]})
     after = players[2].wait_for(lambda m: is_state(m) and m["seq"] == window["seq"] + 1)
     assert after["legal"] and after["deadline"] == window["deadline"]
-    final = players[0].wait_for(lambda m: is_state(m) and "winners" in m, timeout=40)
+    final = players[0].wait_for(lambda m: is_state(m) and "winners" in m, timeout=120)
     assert final["legal"] == []
-    time.sleep(0.2)
     record = game_record(server, table.code, table.host_token)
     by = [(a["seat"], a["action"]["type"], a["by"]) for a in record["actions"]]
     assert (
@@ -171,20 +178,19 @@ def test_a_bot_stands_in_after_the_grace_period_until_the_player_returns(server:
     p0.wait_for(is_state)
     p1.close()
     # Seat 1 is marked away, and the game goes on without it: the stand-in bot answers for it.
-    away = p0.wait_for(lambda m: is_state(m) and m["room"]["seats"][1].get("afk"), timeout=5)
+    away = p0.wait_for(lambda m: is_state(m) and m["room"]["seats"][1].get("afk"), timeout=60)
     assert away["room"]["seats"][1]["connected"] is False
     m, sent = away, 0
     while sent < 2 and "winners" not in m:
         if m["legal"]:
             p0.send({"type": "act", "action": m["legal"][0], "seq": m["seq"]})
             sent += 1
-        m = p0.wait_for(lambda m: is_state(m) and (m["legal"] or "winners" in m), timeout=10)
+        m = p0.wait_for(lambda m: is_state(m) and (m["legal"] or "winners" in m), timeout=60)
     back = Player(server, table.code, table.tokens[1], 1)
     resumed = back.wait_for(is_state)
     assert not resumed["room"]["seats"][1].get("afk")
     if "winners" not in resumed:
         play_randomly([p0, back])
-    time.sleep(0.2)
     record = game_record(server, table.code, table.host_token)
     assert any(a["seat"] == 1 and a["by"] == "bot" for a in record["actions"])
     for p in (p0, back):

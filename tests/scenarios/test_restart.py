@@ -10,7 +10,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from server_helpers import Player, ServerProcess, auth, check_no_leaks, make_table, play_randomly, start
+from server_helpers import (
+    Player,
+    ServerProcess,
+    auth,
+    check_no_leaks,
+    eventually,
+    make_table,
+    play_randomly,
+    start,
+)
 
 
 def test_sigkill_and_restart_mid_game_then_finish(tmp_path: Path) -> None:
@@ -24,7 +33,7 @@ def test_sigkill_and_restart_mid_game_then_finish(tmp_path: Path) -> None:
         start(table)
         play_randomly(players, seed=11, stop_after=6)
         time.sleep(0.5)  # let the last action land (and the bot answer, if it is its turn)
-        before = httpx.get(f"{server.url}/api/rooms/{table.code}").json()
+        before = httpx.get(f"{server.url}/api/rooms/{table.code}", timeout=60).json()
         assert before["status"] == "playing"
         seen = max(m["seq"] for p in players for m in p.messages if m["type"] == "state")
     finally:
@@ -45,10 +54,12 @@ def test_sigkill_and_restart_mid_game_then_finish(tmp_path: Path) -> None:
         assert all(s["seq"] >= seen for s in states)
         assert [s["view"]["you"] for s in states] == [0, 1, 2]
         play_randomly(resumed, seed=12, timeout=120)
-        time.sleep(0.3)
+        # The archive is written after the last state is sent: waited for.
         with server.http() as http:
-            record = http.get(f"/api/games/{before['game_id']}", headers=auth(table.host_token)).json()
-        assert record["status"] == "over"
+            record = eventually(
+                lambda: http.get(f"/api/games/{before['game_id']}", headers=auth(table.host_token)).json(),
+                lambda got: got.get("status") == "over",
+            )
         # Messages from before the kill and after the restart all match the replayed game.
         received = [(i, players[i].messages + resumed[i].messages) for i in range(3)]
         assert check_no_leaks(record, received) > 0
@@ -86,9 +97,13 @@ def test_clocks_and_bots_resume_after_a_restart_with_nobody_connected(tmp_path: 
             if time.time() > deadline:
                 pytest.fail("the game did not finish on its clocks after the restart")
             time.sleep(0.5)
-        record = httpx.get(
-            f"{second.url}/api/games/{info['game_id']}", headers=auth(table.host_token), timeout=30
-        ).json()
+        # The room shows the end before its record is archived: waited for.
+        record = eventually(
+            lambda: httpx.get(
+                f"{second.url}/api/games/{info['game_id']}", headers=auth(table.host_token), timeout=30
+            ).json(),
+            lambda got: got.get("status") == "over",
+        )
         assert {a["by"] for a in record["actions"]} == {"timeout", "bot"}
     finally:
         second.stop()

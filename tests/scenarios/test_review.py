@@ -15,6 +15,7 @@ from server_helpers import (
     Player,
     Server,
     auth,
+    eventually,
     make_table,
     play_randomly,
     register_toy,
@@ -38,14 +39,11 @@ def finish(server: Server, settings: dict[str, Any]) -> tuple[Any, Player, dict[
     host = Player(server, table.code, table.tokens[0], 0)
     game = start(table)
     play_randomly([host])
-    with server.http() as http:
-        for _ in range(50):
-            if (
-                http.get(f"/api/games/{game['game_id']}", headers=auth(table.host_token)).json().get("status")
-                == "over"
-            ):
-                break
-            time.sleep(0.1)
+    with server.http() as http:  # archived after the last state is sent: waited for
+        eventually(
+            lambda: http.get(f"/api/games/{game['game_id']}", headers=auth(table.host_token)).json(),
+            lambda record: record.get("status") == "over",
+        )
     return table, host, game
 
 
@@ -77,13 +75,11 @@ def test_a_live_replay_is_refused_when_spectators_are_off(server: Server) -> Non
         assert r.status_code == 403 and r.json()["code"] == "no_spectators", r.text
     host = Player(server, table.code, table.tokens[0], 0)
     play_randomly([host])
-    with server.http() as http:
-        for _ in range(50):
-            r = http.get(f"/api/games/{game['game_id']}", headers=auth(table.host_token))
-            if r.status_code == 200 and r.json()["status"] == "over":
-                break
-            time.sleep(0.1)
-        assert r.status_code == 200 and r.json()["status"] == "over"
+    with server.http() as http:  # archived after the last state is sent: waited for
+        eventually(
+            lambda: http.get(f"/api/games/{game['game_id']}", headers=auth(table.host_token)),
+            lambda r: r.status_code == 200 and r.json()["status"] == "over",
+        )
     host.close()
 
 

@@ -28,6 +28,13 @@ from server_helpers import (
     thread_server,
 )
 
+# How long a pool's first worker may take to be ready here: the fork server's first start imports
+# every game and bot, which took longer than the pool's own BOOT_SECONDS (30 s) on a machine at load
+# 20+. A decision asked before a worker is ready past that is played in the server process instead
+# (botprocesses: the pool works on regardless), which these tests are not about: each waits for its
+# pool to be ready first. A ready pool answers at once; the bound is for a pool that never starts.
+POOL_READY_SECONDS = 300.0
+
 
 def _pool(server: Server) -> Any:
     return server.app.state.hub.bot_pool
@@ -39,6 +46,24 @@ def _wait(predicate: Any, timeout: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError(what)
         time.sleep(0.02)
+
+
+async def _ready(pool: Any) -> None:
+    """Start the pool's workers (as its first decision would) and wait until one is ready."""
+    pool._processes.start()
+    deadline = time.monotonic() + POOL_READY_SECONDS
+    while not pool._processes.ever_ready:
+        assert time.monotonic() < deadline, f"no bot worker was ready in {POOL_READY_SECONDS:.0f} s"
+        await asyncio.sleep(0.05)
+
+
+def _started(server: Server) -> None:
+    """The server's pool started (on the server's event loop, as its first decision would start it)
+    and a worker ready."""
+    pool = _pool(server)
+    writer = server.app.state.hub.durability.writer  # a task on the server's loop: it names the loop
+    writer.get_loop().call_soon_threadsafe(pool._processes.start)
+    _wait(lambda: pool._processes.ever_ready, POOL_READY_SECONDS, "no bot worker was ready")
 
 
 def _gone(pid: int) -> bool:
@@ -73,6 +98,7 @@ def test_the_pool_cuts_a_decision_at_the_cap_and_replaces_crashed_workers(
         # (at 1.5 s and 1 s a CI run at load 15 cut the search too); the sleeper sleeps far past them.
         pool = BotPool(1, time_cap=8.0, queue_wait=30.0, setup=SETUP)
         try:
+            await _ready(pool)  # (see POOL_READY_SECONDS)
             assert await pool.decide(game, "sleeper", seat, 1, view, legal, "cap test") is None
             assert pool.counts.over_cap == 1
             # The worker that replaced it runs a real search.
@@ -102,8 +128,9 @@ def test_a_decision_that_cannot_be_sent_times_out_and_the_pool_goes_on() -> None
     game, seat, view, legal = _position()
 
     async def main() -> None:
-        pool = BotPool(1, time_cap=2.0, queue_wait=1.0, setup=SETUP)
+        pool = BotPool(1, time_cap=30.0, queue_wait=1.0, setup=SETUP)  # (the cap is no part of it)
         try:
+            await _ready(pool)
             assert await pool.decide(game, "normal", seat, 1, view, legal, "warm-up") in legal
             broken = {**view, "unpicklable": lambda: None}
             assert await pool.decide(game, "normal", seat, 2, broken, legal, "bad view") is None
@@ -125,9 +152,13 @@ def test_a_search_that_waits_too_long_is_played_on_a_short_clock(monkeypatch: py
 
     async def main() -> None:
         # The cap well past the queue's wait, so that on a loaded machine the stuck search is still
-        # running when the waiting one gives up (the sleeper sleeps far past both).
-        pool = BotPool(1, time_cap=6.0, queue_wait=0.3, setup=SETUP)
+        # running when the waiting one gives up (the sleeper sleeps far past both); and long, as the
+        # waiting one's stand-in is played once the stuck one's worker is replaced, and expires
+        # 0.3 + 2 x cap after it was asked for (a cap of 6 s left a replacement 6.3 s: at load 20
+        # one took longer).
+        pool = BotPool(1, time_cap=15.0, queue_wait=0.3, setup=SETUP)
         try:
+            await _ready(pool)
             stuck = asyncio.ensure_future(pool.decide(game, "sleeper", seat, 1, view, legal, "stuck"))
             await asyncio.sleep(0)
             waiting = await pool.decide(game, "hard", seat, 2, view, legal, "waiting")
@@ -151,8 +182,9 @@ def test_a_search_with_no_clock_that_waits_too_long_is_played_by_the_default_lev
     game, seat, view, legal = _position()
 
     async def main() -> None:
-        pool = BotPool(1, time_cap=6.0, queue_wait=0.3, setup=SETUP)
+        pool = BotPool(1, time_cap=15.0, queue_wait=0.3, setup=SETUP)  # (the cap: as above)
         try:
+            await _ready(pool)
             stuck = asyncio.ensure_future(pool.decide(game, "sleeper", seat, 1, view, legal, "stuck"))
             await asyncio.sleep(0)
             waiting = await pool.decide(game, "hard", seat, 2, view, legal, "waiting")
@@ -181,7 +213,8 @@ def test_hard_bots_under_pressure_are_played_by_quick_searches_and_counted(
     async def main() -> None:
         # queue_wait 2 s: those the queue would keep past it are asked for at once, before any quick
         # search has been timed (a loaded machine's slow ones could send the rest to ``normal``).
-        pool = BotPool(1, time_cap=8.0, queue_wait=2.0, setup=SETUP)
+        # The cap is no part of it: generous (a 0.3 s search took over 8 s at load 17 and nice 19).
+        pool = BotPool(1, time_cap=60.0, queue_wait=2.0, setup=SETUP)
         ticks = 0
 
         async def ticker() -> None:
@@ -192,6 +225,7 @@ def test_hard_bots_under_pressure_are_played_by_quick_searches_and_counted(
 
         beat = asyncio.ensure_future(ticker())
         try:
+            await _ready(pool)
             assert await pool.decide(game, "hard", seat, 1, view, legal, "warm", Share("x", "warm")) in legal
             asked = [
                 asyncio.ensure_future(
@@ -227,6 +261,7 @@ def test_a_search_the_queue_would_keep_too_long_is_played_by_the_default_level_a
     async def main() -> None:
         pool = BotPool(1, time_cap=5.0, queue_wait=0.4, setup=SETUP)
         try:
+            await _ready(pool)
             assert await pool.decide(game, "napper", seat, 1, view, legal, "learn") in legal  # 0.3 s
             busy = asyncio.ensure_future(pool.decide(game, "sleeper", seat, 2, view, legal, "busy"))
             while pool.stats()["busy"] == 0:  # the sleeper on the worker, however slow the machine
@@ -274,6 +309,7 @@ def test_a_flood_of_one_addresss_searches_does_not_push_another_rooms_search_to_
 
         monkeypatch.setattr(pool._processes, "send", recording)
         try:
+            await _ready(pool)
             # One search timed (0.3 s): the pool judges the waits from it.
             warm = Share("x", "warm")
             assert await pool.decide(game, "napper", seat, 1, view, legal, "learn", warm) in legal
@@ -311,6 +347,7 @@ def test_a_mystery_seats_searches_move_no_per_kind_counter(monkeypatch: pytest.M
     async def main() -> None:
         pool = BotPool(1, time_cap=5.0, queue_wait=5.0, setup=SETUP)
         try:
+            await _ready(pool)
             mystery = Share("x", "M", mystery=True)
             assert await pool.decide(game, "napper", seat, 1, view, legal, "mystery", mystery) in legal
             assert await pool.decide(game, "normal", seat, 2, view, legal, "mystery", mystery) in legal
@@ -332,6 +369,7 @@ def test_a_stuck_bot_is_cut_at_the_cap_the_seat_times_out_and_the_room_goes_on(
 ) -> None:
     install(monkeypatch)
     with thread_server(tmp_path, bot_workers=1, bot_time_cap=0.5, bot_worker_setup=SETUP) as server:
+        _started(server)
         table = make_table(
             server, "capitol", humans=1, bots=1, level="sleeper", options={"first_player": 1},
             settings={"timers": False},
@@ -359,6 +397,7 @@ def test_a_game_with_search_bots_completes_through_the_pool(
 ) -> None:
     install(monkeypatch)
     with thread_server(tmp_path, bot_workers=1, bot_worker_setup=SETUP) as server:
+        _started(server)
         table = make_table(
             server, "capitol", humans=1, bots=2, level="fastsearch", settings={"timers": False}
         )
@@ -385,18 +424,19 @@ def test_the_event_loop_answers_while_every_worker_is_busy(
 ) -> None:
     install(monkeypatch)
     with thread_server(tmp_path, bot_workers=1, bot_time_cap=60.0, bot_worker_setup=SETUP) as server:
+        _started(server)
         for _ in range(2):
             busy = make_table(
                 server, "capitol", humans=1, bots=1, level="spinner", options={"first_player": 1},
                 settings={"timers": False},
             )  # fmt: skip
             start(busy)
-        _wait(lambda: _pool(server).stats()["busy"] == 1, 20, "the spinner never reached a worker")
+        _wait(lambda: _pool(server).stats()["busy"] == 1, 60, "the spinner never reached a worker")
         table = make_table(server, "capitol", humans=2, settings={"timers": False})
         players = [Player(server, table.code, table.tokens[i], i) for i in range(2)]
         try:
             start(table)
-            assert play_randomly(players, seed=7, timeout=30, stop_after=8) == 8
+            assert play_randomly(players, seed=7, timeout=60, stop_after=8) == 8
             for _ in range(5):
                 assert httpx.get(f"{server.url}/healthz", timeout=5).json()["ok"] is True
         finally:
@@ -411,13 +451,14 @@ def test_stopping_the_server_with_decisions_in_flight_is_quick(
 ) -> None:
     install(monkeypatch)
     with thread_server(tmp_path, bot_workers=1, bot_time_cap=60.0, bot_worker_setup=SETUP) as server:
+        _started(server)
         for _ in range(2):
             table = make_table(
                 server, "capitol", humans=1, bots=1, level="sleeper", options={"first_player": 1},
                 settings={"timers": False},
             )  # fmt: skip
             start(table)
-        _wait(lambda: _pool(server).stats()["busy"] == 1, 20, "the sleeper never reached a worker")
+        _wait(lambda: _pool(server).stats()["busy"] == 1, 60, "the sleeper never reached a worker")
         pids = [w.process.pid for w in _pool(server)._processes.workers]
         stopping = time.monotonic()
     # Bounded for hangs only: before the pool, a bot thread kept the process for as long as it ran.
@@ -442,7 +483,8 @@ def test_sigterm_with_hard_bots_playing_exits_promptly(tmp_path: Path) -> None:
                 assert r.status_code == 200
             codes.append(table.code)
         watcher = Player(server, codes[0], None, None)
-        watcher.wait_for(lambda m: m["type"] == "state" and m["seq"] >= 4, timeout=30)
+        # Four moves: the bots' first wait for a worker (BOOT_SECONDS at most), so the bound is past it.
+        watcher.wait_for(lambda m: m["type"] == "state" and m["seq"] >= 4, timeout=120)
         stopping = time.monotonic()
         proc.proc.send_signal(signal.SIGTERM)
         proc.proc.wait(timeout=15)

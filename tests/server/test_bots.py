@@ -77,7 +77,7 @@ def test_a_room_restored_with_a_level_outside_the_list_plays_on_at_the_default_l
         host = Player(server, "RUNAW", token, 0)
         try:
             # The bot's turn is played (the game moves on) instead of a search that never ends.
-            moved = host.wait_for(lambda m: m["type"] == "state" and m["seq"] > room.seq, timeout=20)
+            moved = host.wait_for(lambda m: m["type"] == "state" and m["seq"] > room.seq, timeout=120)
             assert any(e.get("seat") == 1 for e in moved["view"]["log"])
         finally:
             host.close()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +52,7 @@ class SlowStore(Store):
     ) -> None:
         if self.hold.is_set():
             self.writing.set()
-            self.release.wait(10)
+            self.release.wait(60)  # (released by the test: the bound is for a hang only)
         if self.refuse:
             raise RuntimeError("disk full")
         super().save_rooms(snapshots, records)
@@ -61,8 +63,27 @@ def stored_version(store: Store, code: str) -> int | None:
 
 
 async def settle() -> None:
+    """A few turns of the loop and 0.1 s: for what must NOT happen meanwhile."""
     for _ in range(5):
         await asyncio.sleep(0.02)
+
+
+async def until(check: Callable[[], bool], timeout: float = 60.0) -> None:
+    """Until ``check()`` holds: what must happen is waited for, however loaded the machine."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "the condition never held"
+        await asyncio.sleep(0.02)
+
+
+def seats_shown(socket: RecordingSocket) -> list[str]:
+    """The seats of the last room message the socket got."""
+    return [s["name"] for s in socket.sent[-1]["room"]["seats"]] if socket.sent else []
+
+
+async def writing(store: SlowStore) -> None:
+    """Until the held batch is being written (in the writer's thread)."""
+    assert await asyncio.to_thread(store.writing.wait, 60), "no batch was written"
 
 
 def test_a_change_is_shown_and_returned_only_once_its_snapshot_is_committed(tmp_path: Path) -> None:
@@ -77,13 +98,13 @@ def test_a_change_is_shown_and_returned_only_once_its_snapshot_is_committed(tmp_
         socket = RecordingSocket()
         conn = Connection(socket, "DURAB", room.seats[0].id, hub.config)
         await hub.attach(conn)
+        await until(lambda: seats_shown(socket) == ["Host"])
         await settle()
-        assert socket.sent and socket.sent[-1]["room"]["seats"][0]["name"] == "Host"
         before = len(socket.sent)
 
         store.hold.set()
         change = asyncio.create_task(hub.change("DURAB", lambda r: r.join("Bea")))
-        await asyncio.to_thread(store.writing.wait, 5)
+        await writing(store)
         await settle()
         # The join is made in memory, but neither the socket nor the caller has heard of it.
         assert not change.done()
@@ -93,10 +114,9 @@ def test_a_change_is_shown_and_returned_only_once_its_snapshot_is_committed(tmp_
 
         store.hold.clear()
         store.release.set()
-        await asyncio.wait_for(change, 5)
+        await asyncio.wait_for(change, 60)
         assert stored_version(store, "DURAB") == 2
-        await settle()
-        assert [s["name"] for s in socket.sent[-1]["room"]["seats"]] == ["Host", "Bea"]
+        await until(lambda: seats_shown(socket) == ["Host", "Bea"])
         await hub.detach(conn)
         await hub.stop()
 
@@ -117,6 +137,7 @@ def test_a_change_the_database_refuses_is_a_503_and_is_shown_once_saved(tmp_path
         await hub.until_durable()
         socket = RecordingSocket()
         await hub.attach(Connection(socket, "REFUS", None, hub.config))
+        await until(lambda: bool(socket.sent))
         await settle()
         before = len(socket.sent)
 
@@ -127,11 +148,8 @@ def test_a_change_the_database_refuses_is_a_503_and_is_shown_once_saved(tmp_path
         assert len(socket.sent) == before and stored_version(store, "REFUS") == 1
 
         store.refuse = False  # the disk has room again: the writer's retry saves and shows it
-        for _ in range(100):
-            if len(socket.sent) > before:
-                break
-            await asyncio.sleep(0.05)
-        assert [s["name"] for s in socket.sent[-1]["room"]["seats"]] == ["Host", "Bea"]
+        await until(lambda: len(socket.sent) > before)
+        assert seats_shown(socket) == ["Host", "Bea"]
         assert stored_version(store, "REFUS") == 2
         await hub.stop()
 
@@ -152,17 +170,17 @@ def test_every_change_is_shown_in_order_even_when_several_share_a_batch(tmp_path
         await hub.until_durable()
         socket = RecordingSocket()
         await hub.attach(Connection(socket, "ORDER", None, hub.config))
-        await settle()
+        await until(lambda: bool(socket.sent))
         store.hold.set()
         first = asyncio.create_task(hub.change("ORDER", lambda r: r.join("A")))
-        await asyncio.to_thread(store.writing.wait, 5)
+        await writing(store)
         # Three more changes while the first batch is being written: they go together in the next.
         others = [asyncio.create_task(hub.change("ORDER", lambda r, n=n: r.join(n))) for n in "BCD"]
         await settle()
         store.hold.clear()
         store.release.set()
-        await asyncio.wait_for(asyncio.gather(first, *others), 5)
-        await settle()
+        await asyncio.wait_for(asyncio.gather(first, *others), 60)
+        await until(lambda: seats_shown(socket) == ["Host", "A", "B", "C", "D"])
         names = [[s["name"] for s in m["room"]["seats"]] for m in socket.sent if m["type"] == "lobby"]
         assert names[-4:] == [
             ["Host", "A"],
@@ -191,7 +209,7 @@ def test_a_waiting_change_whose_caller_leaves_does_not_stop_the_others_waiting(t
         await hub.until_durable()
         store.hold.set()
         first = asyncio.create_task(hub.change("CANCL", lambda r: r.join("A")))
-        await asyncio.to_thread(store.writing.wait, 5)
+        await writing(store)
         others = [asyncio.create_task(hub.change("CANCL", lambda r, n=n: r.join(n))) for n in "BC"]
         await settle()
         others[0].cancel()
@@ -199,7 +217,7 @@ def test_a_waiting_change_whose_caller_leaves_does_not_stop_the_others_waiting(t
         assert not first.done() and not others[1].done()
         store.hold.clear()
         store.release.set()
-        await asyncio.wait_for(asyncio.gather(first, others[1]), 5)
+        await asyncio.wait_for(asyncio.gather(first, others[1]), 60)
         with pytest.raises(asyncio.CancelledError):
             await others[0]
         # (the cancelled caller's change was made: only its wait was given up)
@@ -228,17 +246,17 @@ def test_a_restored_room_is_shown_as_saved_until_its_next_change_is(tmp_path: Pa
         await hub.start()
         store.hold.set()
         change = asyncio.create_task(hub.change("RESTOR", lambda r: r.join("Bea")))
-        await asyncio.to_thread(store.writing.wait, 5)
+        await writing(store)
         assert [s.name for s in (await hub.room("RESTOR")).seats] == ["Host"]
         socket = RecordingSocket()
         await hub.attach(Connection(socket, "RESTOR", None, hub.config))
-        await settle()
-        assert [s["name"] for s in socket.sent[-1]["room"]["seats"]] == ["Host"]
+        await until(lambda: bool(socket.sent))
+        await settle()  # (the unsaved join must not be shown meanwhile)
+        assert seats_shown(socket) == ["Host"]
         store.hold.clear()
         store.release.set()
-        await asyncio.wait_for(change, 5)
-        await settle()
-        assert [s["name"] for s in socket.sent[-1]["room"]["seats"]] == ["Host", "Bea"]
+        await asyncio.wait_for(change, 60)
+        await until(lambda: seats_shown(socket) == ["Host", "Bea"])
         await hub.stop()
 
     try:
@@ -270,11 +288,10 @@ def test_the_writer_outlives_a_view_that_fails(tmp_path: Path, monkeypatch: pyte
             await hub.until_durable()
             sockets[code] = RecordingSocket()
             await hub.attach(Connection(sockets[code], code, None, hub.config))
-        await settle()
-        await asyncio.wait_for(hub.change("BROKEN", lambda r: r.join("Bea")), 5)
-        await asyncio.wait_for(hub.change("HEALTH", lambda r: r.join("Cy")), 5)
-        await settle()
-        assert [s["name"] for s in sockets["HEALTH"].sent[-1]["room"]["seats"]] == ["Host", "Cy"]
+        await until(lambda: all(socket.sent for socket in sockets.values()))
+        await asyncio.wait_for(hub.change("BROKEN", lambda r: r.join("Bea")), 60)
+        await asyncio.wait_for(hub.change("HEALTH", lambda r: r.join("Cy")), 60)
+        await until(lambda: seats_shown(sockets["HEALTH"]) == ["Host", "Cy"])
         assert stored_version(store, "BROKEN") == 2 and stored_version(store, "HEALTH") == 2
         assert hub.durability.writer is not None and not hub.durability.writer.done()
         await hub.stop()

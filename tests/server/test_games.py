@@ -7,7 +7,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +18,7 @@ from server_helpers import (
     Server,
     auth,
     check_no_leaks,
+    eventually,
     make_table,
     play_randomly,
     start,
@@ -35,14 +35,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def finished_record(server: Server, code: str, token: str) -> dict[str, Any]:
+    """The room's game's record once archived (written after its last state is sent: waited for)."""
     with server.http() as http:
-        for _ in range(50):
-            info = http.get(f"/api/rooms/{code}").json()
-            record = http.get(f"/api/games/{info['game_id']}", headers=auth(token)).json()
-            if record["status"] == "over":
-                return dict(record)
-            time.sleep(0.1)
-    raise AssertionError("the game was not archived")
+        game_id = http.get(f"/api/rooms/{code}").json()["game_id"]
+        return dict(
+            eventually(
+                lambda: http.get(f"/api/games/{game_id}", headers=auth(token)).json(),
+                lambda record: record.get("status") == "over",
+            )
+        )
 
 
 def assert_hidden_is_hidden(game: str, seat: int | None, messages: list[dict[str, Any]]) -> int:

@@ -230,11 +230,11 @@ def test_the_socket_asks_for_deltas_with_v2_and_an_unknown_version_is_refused(tm
         httpx.post(f"{server.url}/api/rooms/{code}/start", headers=host).raise_for_status()
         ws_url = server.url.replace("http://", "ws://") + f"/ws/{code}?token={token}"
         with connect(ws_url + "&v=2") as v2, connect(ws_url) as v1:
-            new, old = json.loads(v2.recv(timeout=10)), json.loads(v1.recv(timeout=10))
+            new, old = json.loads(v2.recv(timeout=60)), json.loads(v1.recv(timeout=60))
             assert new["log_from"] == 0 and "log_from" not in old
             v2.send(json.dumps({"type": "sync"}))
             while True:  # v1's arrival is a broadcast to v2 too (no new entry); then the sync's answer
-                again = json.loads(v2.recv(timeout=10))
+                again = json.loads(v2.recv(timeout=60))
                 if again["log_from"] == 0:
                     break
             assert again["view"]["log"] == old["view"]["log"]

@@ -4,14 +4,13 @@ counts and timings only (no room code, name or card), and the helpers the load t
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from conflictology.server import metrics
-from server_helpers import Player, Server, make_table, play_randomly, start, thread_server
+from server_helpers import Player, Server, eventually, make_table, play_randomly, start, thread_server
 
 
 @pytest.fixture
@@ -48,8 +47,10 @@ def test_moves_refusals_and_sockets_are_counted_and_nothing_private_is_shown(ser
     players[0].wait_for(lambda m: m["type"] == "error" and m["code"] == "stale")
     players[1].send({"type": "nonsense"})
     players[1].wait_for(lambda m: m["type"] == "error" and m["code"] == "bad_message")
-    time.sleep(0.3)  # the event-loop watcher samples every 0.1 s
-    text = scrape(server)
+    # The event-loop watcher samples every 0.1 s (when the loop gets to it): two samples waited for.
+    text = eventually(
+        lambda: scrape(server), lambda t: sample(t, "conflictology_event_loop_lag_seconds_count") >= 2
+    )
     moves = sample(text, "conflictology_action_seconds_count")
     refused_stale = sample(text, "conflictology_refused_messages_total", code="stale")
     # Every applied move was timed; a move two seats sent for the same seq is refused as stale.

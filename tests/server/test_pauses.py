@@ -69,8 +69,9 @@ def test_a_host_who_walks_away_does_not_stop_the_table(
             r = http.post(f"/api/rooms/{code}/resume", headers=auth(table.tokens[1]))
             assert r.status_code == 403 and r.json()["code"] == "not_host"
             host.close()
-            deadline = time.time() + 15
-            while 0 in hub.connected_seats(hub.backend.get_now(code)) and time.time() < deadline:
+            deadline = time.time() + 60
+            while 0 in hub.connected_seats(hub.backend.get_now(code)):
+                assert time.time() < deadline, "the host's socket was never seen closed"
                 time.sleep(0.05)
             # The host is away: the guest may start the clocks again.
             r = http.post(f"/api/rooms/{code}/resume", headers=auth(table.tokens[1]))
@@ -83,7 +84,7 @@ def test_a_host_who_walks_away_does_not_stop_the_table(
         guest.wait_for(
             lambda m: m["type"] == "state" and m["pause"] is not None and m["pause"]["since"] == since
         )
-        ended = guest.wait_for(lambda m: m["type"] == "state" and m["pause"] is None, 20)
+        ended = guest.wait_for(lambda m: m["type"] == "state" and m["pause"] is None, 60)
         assert ended["seq"] >= seq
         assert ended["deadline"] is not None and time.time() >= since + 5
         guest.close()

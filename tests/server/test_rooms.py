@@ -22,7 +22,17 @@ from conflictology.server.rooms import (
     check_options_safe,
 )
 from room_helpers import capitol_room
-from server_helpers import Player, Server, auth, make_table, register_toy, seat_named, start, thread_server
+from server_helpers import (
+    Player,
+    Server,
+    auth,
+    eventually,
+    make_table,
+    register_toy,
+    seat_named,
+    start,
+    thread_server,
+)
 
 
 @pytest.fixture(scope="module")
@@ -313,9 +323,10 @@ def test_idle_rooms_are_cleaned_up(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         idle = make_table(srv, "toy", humans=1)
         watched = make_table(srv, "toy", humans=1)
         p = Player(srv, watched.code, None, None)
-        time.sleep(1.5)
         with srv.http() as http:
-            assert http.get(f"/api/rooms/{idle.code}").status_code == 404
+            # The sweep (every 0.2 s) removes the idle room: waited for.
+            eventually(lambda: http.get(f"/api/rooms/{idle.code}").status_code, lambda status: status == 404)
+            time.sleep(1.0)  # (sweeps that would wrongly remove the watched room run meanwhile)
             assert http.get(f"/api/rooms/{watched.code}").status_code == 200
         p.close()
 

@@ -30,12 +30,23 @@ from server_helpers import (
     Server,
     ServerProcess,
     auth,
+    eventually,
     make_table,
     play_randomly,
     seat_named,
     start,
     thread_server,
 )
+
+
+def archived(url: str, table: Any, game_id: str) -> dict[str, Any]:
+    """The game's record once it is archived (written after its last state is sent: waited for)."""
+    return dict(
+        eventually(
+            lambda: httpx.get(f"{url}/api/games/{game_id}", headers=auth(table.host_token), timeout=60),
+            lambda r: r.status_code == 200 and r.json()["status"] == "over",
+        ).json()
+    )
 
 
 def play_one(url: str, table: Any, humans: int, seed: int) -> dict[str, Any]:
@@ -45,12 +56,7 @@ def play_one(url: str, table: Any, humans: int, seed: int) -> dict[str, Any]:
     play_randomly(players, seed=seed)
     for p in players:
         p.close()
-    for _ in range(100):
-        r = httpx.get(f"{url}/api/games/{game_id}", headers=auth(table.host_token))
-        if r.status_code == 200 and r.json()["status"] == "over":
-            return dict(r.json())
-        time.sleep(0.1)
-    raise AssertionError("the game was not archived")
+    return archived(url, table, game_id)
 
 
 def expected(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -74,7 +80,7 @@ def expected(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def standings(url: str, code: str) -> dict[str, Any]:
-    r = httpx.get(f"{url}/api/rooms/{code}/standings")
+    r = httpx.get(f"{url}/api/rooms/{code}/standings", timeout=60)
     assert r.status_code == 200, r.text
     return dict(r.json())
 
@@ -90,6 +96,23 @@ def strings(doc: Any) -> set[str]:
 
 
 def scenario(launch: Callable[[], list[ServerProcess]]) -> None:
+    """The standings' story over two launches of the servers; every server launched is stopped at
+    the end, whether the story fails or not (a failure left them running, loading the machine)."""
+    launched: list[ServerProcess] = []
+
+    def tracked() -> list[ServerProcess]:
+        servers = launch()
+        launched.extend(servers)
+        return servers
+
+    try:
+        _story(tracked)
+    finally:
+        for server in launched:
+            server.stop()  # (a stopped one is left alone)
+
+
+def _story(launch: Callable[[], list[ServerProcess]]) -> None:
     servers = launch()
     url = servers[0].url
     table = make_table(
@@ -110,7 +133,7 @@ def scenario(launch: Callable[[], list[ServerProcess]]) -> None:
     url = servers[-1].url  # (on Redis, the other process this time)
     table.server = servers[-1].server
     assert standings(url, table.code) == before
-    with httpx.Client(base_url=url, headers=auth(table.host_token)) as http:
+    with httpx.Client(base_url=url, headers=auth(table.host_token), timeout=60) as http:
         assert http.post(f"/api/rooms/{table.code}/rematch").status_code == 200
         assert (
             http.post(f"/api/rooms/{table.code}/kick", json=seat_named(http, table.code, 2)).status_code
@@ -119,7 +142,7 @@ def scenario(launch: Callable[[], list[ServerProcess]]) -> None:
         r = http.patch(f"/api/rooms/{table.code}", json={"game": "conspiranoicos"})
         assert r.status_code == 200 and r.json()["game"] == "conspiranoicos", r.text
     records.append(play_one(url, table, humans=2, seed=2))
-    with httpx.Client(base_url=url, headers=auth(table.host_token)) as http:
+    with httpx.Client(base_url=url, headers=auth(table.host_token), timeout=60) as http:
         assert http.post(f"/api/rooms/{table.code}/rematch").status_code == 200
     # A game being played shows nothing in the standings: they change only once it is over.
     between = standings(url, table.code)
@@ -132,8 +155,7 @@ def scenario(launch: Callable[[], list[ServerProcess]]) -> None:
     play_randomly([host, guest], seed=3)
     host.close()
     guest.close()
-    time.sleep(0.2)
-    records.append(dict(httpx.get(f"{url}/api/games/{game_id}", headers=auth(table.host_token)).json()))
+    records.append(archived(url, table, game_id))
     after = standings(servers[0].url, table.code)
     want = expected(records)
     assert {p["name"]: p for p in after["players"]} == want
@@ -145,7 +167,7 @@ def scenario(launch: Callable[[], list[ServerProcess]]) -> None:
     assert "keys" not in json.dumps(after)
     # A new device: Player 1's seat is gone; their old token claims the name back, once.
     old = table.tokens[1]
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=60) as http:
         r = http.post(f"/api/rooms/{table.code}/rematch", headers=auth(table.host_token))
         assert r.status_code == 200
         assert http.post(f"/api/rooms/{table.code}/leave", headers=auth(old)).status_code == 200

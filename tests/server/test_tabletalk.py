@@ -162,7 +162,9 @@ def test_reactions_reach_everyone_and_nothing_else(tmp_path: Path) -> None:
         assert p0.wait_for(lambda m: m["type"] == "error")["code"] == "rate_limited"
         p1.send({"type": "react", "emoji": "👏"})
         assert watcher.wait_for(lambda m: m["type"] == "reaction" and m["seat"] == 1)["emoji"] == "👏"
-        time.sleep(0.3)
+        for p in (p0, p1):  # the last reaction reached the players too (waited for)
+            p.wait_for(lambda m: m["type"] == "reaction" and m["emoji"] == "👏", timeout=60)
+        time.sleep(0.3)  # (a reaction that must not come would come meanwhile)
         # Leaks: every reaction anyone got is exactly {type, seat, emoji} with a seat that sent one,
         # the same for players and spectators.
         got = [[m for m in p.messages if m["type"] == "reaction"] for p in (p0, p1, watcher)]

@@ -6,6 +6,7 @@ included), which also covers what axe leaves "incomplete"."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -163,9 +164,14 @@ def test_the_contrast_check_catches_what_the_issue_reported(browser: Browser, se
     page.wait_for_selector("form.create")
     assert page.evaluate(CONTRAST) == []
     page.add_style_tag(content=":root { --primary: #4f7cff; } .hero p { opacity: .5; }")
-    page.wait_for_timeout(400)  # buttons ease their background in (transition: .15 s)
+    # Buttons ease their background in (transition: .15 s, as the page draws frames): checked again
+    # until the new colours are drawn.
+    deadline = time.monotonic() + 30
     low = page.evaluate(CONTRAST)
-    assert any(x.startswith("Create room [primary] 3.7") for x in low), low
+    while not any(x.startswith("Create room [primary] 3.7") for x in low):
+        assert time.monotonic() < deadline, low
+        page.wait_for_timeout(100)
+        low = page.evaluate(CONTRAST)
     assert any(x.startswith("Create a room, share the code") for x in low), low
     page.context.close()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -135,8 +136,9 @@ def check_layout(page: Page, where: str) -> None:
     # Measured once the page has settled: on a loaded machine a screen may be measured between
     # two renders (one CI run saw 450 px of sideways scroll once, never again in dozens of runs).
     got = page.evaluate(LAYOUT)
-    for _ in range(10):
-        if not (got["cut"] or got["spill"] or got["scroll"] > 0):
+    deadline = time.monotonic() + 30
+    while got["cut"] or got["spill"] or got["scroll"] > 0:
+        if time.monotonic() > deadline:
             break
         page.wait_for_timeout(200)
         got = page.evaluate(LAYOUT)

@@ -124,7 +124,7 @@ def serve_web_dir(web: Path, port: int, db_dir: Path) -> Iterator[str]:
                 err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
                 raise RuntimeError(f"the server exited early: {err}")
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                if httpx.get(f"{url}/healthz", timeout=10).status_code == 200:  # (1 s starved at load 50)
                     break
             if time.monotonic() > deadline:
                 raise TimeoutError("the server did not become healthy")

@@ -90,7 +90,8 @@ async def subscribed(backend: RedisBackend, code: str) -> None:
         await asyncio.sleep(0.02)
 
 
-async def eventually(pred: Any, timeout: float = 10.0) -> None:
+async def eventually(pred: Any, timeout: float = 60.0) -> None:
+    """Until ``pred()`` holds: generous, as a loaded machine delivers late and a pass is at once."""
     deadline = time.monotonic() + timeout
     while not pred():
         if time.monotonic() > deadline:
@@ -237,11 +238,11 @@ def test_a_dead_process_rooms_are_taken_over_and_its_presence_removed(redis_url:
             a._running = False
             for task in a._tasks:
                 task.cancel()
-            await eventually(lambda: b.owns("FFFFF"), timeout=10)
+            await eventually(lambda: b.owns("FFFFF"))
             # The dead process no longer counts as following the room (its changes would be
             # announced for nobody); B, its new owner, does.
             followers: set[str] = set()
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + 60
             while followers != {b.process} and time.monotonic() < deadline:
                 followers = await followers_of(b, "FFFFF")
                 await asyncio.sleep(0.02)
@@ -403,7 +404,7 @@ def test_a_save_landing_after_its_caller_was_cancelled_is_still_pushed(redis_url
             change.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await change
-            await eventually(lambda: any(e[:2] == ("CNCLD", 2) for e in seen.events), timeout=3)
+            await eventually(lambda: any(e[:2] == ("CNCLD", 2) for e in seen.events))
         finally:
             await a.stop()
 
@@ -424,10 +425,17 @@ def test_a_change_is_announced_only_when_another_process_follows_the_room(
             await a.insert(capitol_room("ANNCE"))
             await listener.subscribe(a.keys.channel("ANNCE"))  # a bystander: hears, but does not follow
 
-            async def heard() -> list[str]:
-                got = []
-                deadline = time.monotonic() + 0.3
-                while time.monotonic() < deadline:
+            async def heard(expected: int = 0) -> list[str]:
+                """What was published: the ``expected`` announcements waited for (60 s at most,
+                however slow the machine), then 0.3 s more for any other (that must not come)."""
+                got: list[str] = []
+                patience = time.monotonic() + 60
+                while len(got) < expected and time.monotonic() < patience:
+                    msg = await listener.get_message(timeout=0.05)
+                    if msg is not None and msg["type"] == "message":
+                        got.append(msg["data"].decode())
+                quiet = time.monotonic() + 0.3
+                while time.monotonic() < quiet:
                     msg = await listener.get_message(timeout=0.05)
                     if msg is not None and msg["type"] == "message":
                         got.append(msg["data"].decode())
@@ -439,10 +447,10 @@ def test_a_change_is_announced_only_when_another_process_follows_the_room(
             await b.watch("ANNCE")
             await eventually(lambda: ("ANNCE", 2, False) in seen_b.events)  # read when subscribed
             await a.update("ANNCE", lambda r: r.past_games.append("watched"))
-            assert await heard() == ["3"]
+            assert await heard(1) == ["3"]
             await eventually(lambda: ("ANNCE", 3, False) in seen_b.events)
             await b.update("ANNCE", lambda r: r.past_games.append("from b"))  # A follows: announced
-            assert await heard() == ["4"]
+            assert await heard(1) == ["4"]
             b.channels.interested = lambda code: False
             await b.unwatch("ANNCE")
             await a.update("ANNCE", lambda r: r.past_games.append("alone again"))
@@ -669,14 +677,14 @@ def test_a_process_taken_for_dead_too_soon_registers_again(redis_url: str, prefi
             a_tasks = a._tasks
             for task in a_tasks:
                 task.cancel()
-            await eventually(lambda: b.remote_seats("REAPD") == set(), timeout=10)
+            await eventually(lambda: b.remote_seats("REAPD") == set())
             followers = await followers_of(b, "REAPD")
             assert a.process not in followers
             # A's loop runs again: its next heartbeat finds it was reaped and registers again.
             await a.leases.heartbeat()
             followers = await followers_of(b, "REAPD")
             assert a.process in followers
-            await eventually(lambda: b.remote_seats("REAPD") == {"seat-a"}, timeout=10)
+            await eventually(lambda: b.remote_seats("REAPD") == {"seat-a"})
         finally:
             await a.stop()
             await b.stop()

@@ -12,7 +12,16 @@ import httpx
 import pytest
 
 from redis_helpers import clear_prefix, new_prefix, redis_server
-from server_helpers import Player, auth, check_no_leaks, make_table, register_toy, start, thread_server
+from server_helpers import (
+    Player,
+    auth,
+    check_no_leaks,
+    eventually,
+    make_table,
+    register_toy,
+    start,
+    thread_server,
+)
 
 pytestmark = pytest.mark.redis
 
@@ -42,15 +51,19 @@ def test_clocks_fire_exactly_once_across_processes(
             # The owner (A made the room) runs the clock; B, which only relays, holds no task.
             assert "timer" in hub_a.tasks.get(table.code, {})
             assert not hub_b.tasks.get(table.code)
-            deadline = time.time() + 60
-            while httpx.get(f"{b.url}/api/rooms/{table.code}").json()["status"] != "over":
+            deadline = time.time() + 180  # (a few 1 s clocks: generous for a loaded machine)
+            while httpx.get(f"{b.url}/api/rooms/{table.code}", timeout=60).json()["status"] != "over":
                 assert time.time() < deadline, "the clocks did not finish the game"
                 assert not hub_b.tasks.get(table.code)
                 time.sleep(0.2)
             game_id = first["room"]["game_id"]
-            time.sleep(0.3)
-            record = httpx.get(f"{b.url}/api/games/{game_id}", headers=auth(table.host_token)).json()
-            assert record["status"] == "over"
+            # The archive is written after the game's end is shown: waited for.
+            record = eventually(
+                lambda: httpx.get(
+                    f"{b.url}/api/games/{game_id}", headers=auth(table.host_token), timeout=60
+                ).json(),
+                lambda got: got.get("status") == "over",
+            )
             seqs = [x["seq"] for x in record["actions"]]
             assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
             assert {x["by"] for x in record["actions"]} == {"timeout"}

@@ -13,7 +13,16 @@ import httpx
 import pytest
 
 from redis_helpers import clear_prefix, new_prefix, redis_server
-from server_helpers import Player, ServerProcess, auth, check_no_leaks, make_table, play_randomly, start
+from server_helpers import (
+    Player,
+    ServerProcess,
+    auth,
+    check_no_leaks,
+    eventually,
+    make_table,
+    play_randomly,
+    start,
+)
 
 pytestmark = pytest.mark.redis
 
@@ -62,16 +71,18 @@ def test_kill_one_of_two_processes_mid_game(redis_url: str, tmp_path: Path) -> N
         # The room is made on A (A owns its bot and clocks); seats 0 and 1 play through A, seat 2
         # through B, seat 3 is a bot.
         table = make_table(a.server, "capitol", humans=3, bots=1, level="random", settings={"timers": False})
-        with httpx.Client(base_url=b.url) as http:
+        with httpx.Client(base_url=b.url, timeout=60) as http:
             assert http.get(f"/api/rooms/{table.code}").json()["code"] == table.code
         players = [Player(a.server, table.code, table.tokens[i], i) for i in range(2)]
         players.append(Player(b.server, table.code, table.tokens[2], 2))
         start(table)
         play_randomly(players, seed=5, stop_after=8)
-        time.sleep(0.5)
-        before = httpx.get(f"{b.url}/api/rooms/{table.code}").json()
+        # B hears of A's sockets through Redis: waited for, every seat connected as B shows it.
+        before = eventually(
+            lambda: httpx.get(f"{b.url}/api/rooms/{table.code}", timeout=60).json(),
+            lambda room: [s["connected"] for s in room["seats"]] == [True, True, True, True],
+        )
         assert before["status"] == "playing"
-        assert [s["connected"] for s in before["seats"]] == [True, True, True, True]
         seen = max(m["seq"] for p in players for m in p.messages if m["type"] == "state")
 
         a.kill()
@@ -83,9 +94,12 @@ def test_kill_one_of_two_processes_mid_game(redis_url: str, tmp_path: Path) -> N
         assert [s["view"]["you"] for s in states] == [0, 1]
         # The game goes on (the bot is now B's, after A's lease expires) to its end.
         play_randomly([*resumed, players[2]], seed=6, timeout=120)
-        time.sleep(0.3)
-        record = httpx.get(f"{b.url}/api/games/{before['game_id']}", headers=auth(table.host_token)).json()
-        assert record["status"] == "over"
+        # The archive is written after the last state is sent: waited for.
+        archived = f"{b.url}/api/games/{before['game_id']}"
+        record = eventually(
+            lambda: httpx.get(archived, headers=auth(table.host_token), timeout=60).json(),
+            lambda got: got.get("status") == "over",
+        )
         consecutive_seqs(record)
         assert "bot" in {x["by"] for x in record["actions"]}
         received = [
@@ -95,7 +109,7 @@ def test_kill_one_of_two_processes_mid_game(redis_url: str, tmp_path: Path) -> N
         ]
         assert check_no_leaks(record, received) > 0
         # Nothing stale survives the dead process: every human seat shows connected through B.
-        info = httpx.get(f"{b.url}/api/rooms/{table.code}").json()
+        info = httpx.get(f"{b.url}/api/rooms/{table.code}", timeout=60).json()
         assert [s["connected"] for s in info["seats"]] == [True, True, True, True]
         for p in [*players, *resumed]:
             p.close()

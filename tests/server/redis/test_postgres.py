@@ -4,7 +4,6 @@ trust-auth server; skipped where no PostgreSQL answers."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +13,15 @@ import pytest
 from conflictology.server.store import Store
 from postgres_helpers import plain_postgres_url
 from redis_helpers import clear_prefix, new_prefix, redis_server
-from server_helpers import Player, ServerProcess, check_no_leaks, make_table, play_randomly, start
+from server_helpers import (
+    Player,
+    ServerProcess,
+    check_no_leaks,
+    eventually,
+    make_table,
+    play_randomly,
+    start,
+)
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 
@@ -40,18 +47,18 @@ def test_two_processes_archive_to_postgresql(redis_url: str, tmp_path: Path) -> 
         p1 = Player(b.server, table.code, table.tokens[1], 1)
         start(table)
         play_randomly([p0, p1], seed=3, timeout=120)
-        time.sleep(0.3)
-        game_id = httpx.get(f"{b.url}/api/rooms/{table.code}").json()["game_id"]
+        game_id = httpx.get(f"{b.url}/api/rooms/{table.code}", timeout=60).json()["game_id"]
         # Archived once, in PostgreSQL, readable from either process and from the database itself.
+        # The archive is written after the last state is sent (from the queue in Redis): waited for.
         store = Store(pg)
         try:
-            record = store.get_game(game_id)
-            assert record is not None and record["room"] == table.code
+            record = eventually(lambda: store.get_game(game_id), lambda got: got is not None)
+            assert record["room"] == table.code
             assert game_id in [g["id"] for g in store.recent_games(limit=200)]
         finally:
             store.close()
         for server in (a, b):
-            assert httpx.get(f"{server.url}/api/games/{game_id}").json()["status"] == "over"
+            assert httpx.get(f"{server.url}/api/games/{game_id}", timeout=60).json()["status"] == "over"
         assert check_no_leaks(record, [(0, p0.messages), (1, p1.messages)]) > 0
         p0.close()
         p1.close()

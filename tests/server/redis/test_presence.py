@@ -14,7 +14,7 @@ import pytest
 from conflictology.server.redis_backend import RedisBackend
 from conflictology.server.rooms import Room
 from redis_helpers import clear_prefix, new_prefix, redis_server
-from server_helpers import Player, make_table, start, thread_server
+from server_helpers import Player, eventually, make_table, start, thread_server
 
 pytestmark = pytest.mark.redis
 
@@ -26,7 +26,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def seat_is_away(url: str, code: str, seat: int) -> bool:
-    info = httpx.get(f"{url}/api/rooms/{code}").json()
+    info = httpx.get(f"{url}/api/rooms/{code}", timeout=60).json()
     return bool(info["seats"][seat].get("afk"))
 
 
@@ -70,10 +70,15 @@ def test_a_seat_marked_away_elsewhere_while_its_player_is_here_is_given_back(
             assert back["room"]["status"] == "playing"
             # A seat whose player is not connected anywhere stays away.
             p0.close()
-            time.sleep(0.3)
+            # A (which held the socket) has noticed it closed before the seat is marked away.
+            eventually(
+                lambda: httpx.get(f"{a.url}/api/rooms/{table.code}", timeout=60).json()["seats"][0],
+                lambda seat: seat["connected"] is False,
+            )
 
             asyncio.run(mark_away_elsewhere(redis_url, prefix, table.code, 0))
-            time.sleep(0.5)
+            eventually(lambda: seat_is_away(a.url, table.code, 0), lambda away: away)
+            time.sleep(0.5)  # (a wrong give-back would come meanwhile)
             assert seat_is_away(a.url, table.code, 0)
             assert not seat_is_away(a.url, table.code, 1)
             # Its player comes back through B: the seat is theirs again, and A (the owner, whose
@@ -81,7 +86,7 @@ def test_a_seat_marked_away_elsewhere_while_its_player_is_here_is_given_back(
             p0 = Player(b, table.code, table.tokens[0], 0)
             deadline = time.time() + 60
             while True:
-                seat0 = httpx.get(f"{a.url}/api/rooms/{table.code}").json()["seats"][0]
+                seat0 = httpx.get(f"{a.url}/api/rooms/{table.code}", timeout=60).json()["seats"][0]
                 if seat0["connected"] and not seat0.get("afk"):
                     break
                 assert time.time() < deadline, f"seat 0 on the owner's side: {seat0}"
