@@ -38,15 +38,21 @@ CHROMIUM_ARGS = [
 SCREENSHOT_DIR = os.environ.get("SCREENSHOT_DIR")
 
 
+# How long an ``expect`` waits for what it checks in every browser test: a page on a loaded 2-core
+# machine can take seconds to draw (Playwright's own default is 5 s).
+PATIENT_MS = 30_000
+
+
 @contextlib.contextmanager
-def patient_expectations(timeout_ms: int = 20_000) -> Iterator[None]:
+def patient_expectations(timeout_ms: int = PATIENT_MS) -> Iterator[None]:
     """A loaded machine (2 cores, several browsers) draws a page in seconds: every ``expect`` inside
-    waits ``timeout_ms`` for what it checks, instead of Playwright's 5 s."""
+    waits ``timeout_ms`` for what it checks (every browser test's default already waits
+    :data:`PATIENT_MS`, tests/conftest.py, instead of Playwright's 5 s)."""
     expect.set_options(timeout=timeout_ms)
     try:
         yield
     finally:
-        expect.set_options(timeout=5_000)
+        expect.set_options(timeout=PATIENT_MS)
 
 
 def launch_args(base: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,17 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     return launch_args(browser_type_launch_args)
 
 
+@pytest.fixture(autouse=True)
+def patient_browser_expectations(request: pytest.FixtureRequest) -> None:
+    """Every browser test's ``expect`` waits browser_helpers.PATIENT_MS for what it checks."""
+    if request.node.get_closest_marker("browser") is not None:
+        from playwright.sync_api import expect
+
+        from browser_helpers import PATIENT_MS
+
+        expect.set_options(timeout=PATIENT_MS)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Browser tests last: Playwright's sync API keeps its event loop running in the main thread for
     the rest of the session once started, and every later ``asyncio.run`` would refuse to start."""
