@@ -99,8 +99,9 @@ class ServerConfig:
     # 260 ms and found nothing), or "python", its own with fewer young passes. An app built in a
     # test leaves the process's collector alone unless told.
     gc: str = "python"
-    # A change not saved within this many seconds (the database refuses writes) is answered 503
-    # ``unavailable``; it stays queued, and is shown once it is saved.
+    # Changes waiting while nothing is saved for this many seconds (the database refuses writes)
+    # are answered 503 ``unavailable`` (each at most this long after it was made); they stay
+    # queued, and are shown once saved.
     durable_timeout: float = 5.0
     # Limits that never bite play at human or bot speed. Rates are per second, per client address
     # (an IPv6 /64 counts as one), besides the per-socket ones; 0 turns a limit off.
