@@ -100,8 +100,7 @@ class ServerConfig:
     # test leaves the process's collector alone unless told.
     gc: str = "python"
     # Changes waiting while nothing is saved for this many seconds (the database refuses writes)
-    # are answered 503 ``unavailable`` (each at most this long after it was made); they stay
-    # queued, and are shown once saved.
+    # are answered 503 ``unavailable``; they stay queued, and are shown once saved.
     durable_timeout: float = 5.0
     # Limits that never bite play at human or bot speed. Rates are per second, per client address
     # (an IPv6 /64 counts as one), besides the per-socket ones; 0 turns a limit off.
