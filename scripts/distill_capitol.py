@@ -250,21 +250,22 @@ def _model_rule(
     return best
 
 
-def _score(decisions: list[dict[str, Any]], rule: Any) -> tuple[float, float]:
+def _score(decisions: list[dict[str, Any]], rule: Any, pick_on_block: bool = True) -> tuple[float, float]:
     """A rule's mean gain over the heuristic's choice a decision (win probability), and how often it
-    overrules it: each decision's worlds cut in blocks of ``QUICK``, the rule given one block and
-    its pick scored on the other worlds (unbiased: the scoring worlds played no part in the pick)."""
+    overrules it. Each decision's worlds are cut in blocks of ``QUICK``: the rule picks on one block
+    and is scored on the other worlds, or (``pick_on_block=False``, the full search) picks on all but
+    one block and is scored on it; either way unbiased, the scoring worlds played no part in the pick."""
     total = overrides = 0.0
     count = 0
     for d in decisions:
         r = d["results"]
-        n = len(r[0])
         p = d["prior"]
-        for b in range(n // QUICK):
+        for b in range(len(r[0]) // QUICK):
             lo, hi = b * QUICK, (b + 1) * QUICK
-            q = rule(d, [x[lo:hi] for x in r])
-            rest = [x[:lo] + x[hi:] for x in r]
-            total += (sum(rest[q]) - sum(rest[p])) / len(rest[q])
+            block, rest = [x[lo:hi] for x in r], [x[:lo] + x[hi:] for x in r]
+            seen, scored = (block, rest) if pick_on_block else (rest, block)
+            q = rule(d, seen)
+            total += (sum(scored[q]) - sum(scored[p])) / len(scored[q])
             overrides += q != p
             count += 1
     return total / count, overrides / count
@@ -273,19 +274,7 @@ def _score(decisions: list[dict[str, Any]], rule: Any) -> tuple[float, float]:
 def _score_full(decisions: list[dict[str, Any]]) -> tuple[float, float]:
     """The full rule on all worlds but one block, scored on that block (the full search's gain, at
     nine tenths of its worlds)."""
-    total = overrides = 0.0
-    count = 0
-    for d in decisions:
-        r = d["results"]
-        n = len(r[0])
-        p = d["prior"]
-        for b in range(n // QUICK):
-            lo, hi = b * QUICK, (b + 1) * QUICK
-            q = _old_rule([x[:lo] + x[hi:] for x in r], p, 2.0, 0.02)
-            total += (sum(r[q][lo:hi]) - sum(r[p][lo:hi])) / QUICK
-            overrides += q != p
-            count += 1
-    return total / count, overrides / count
+    return _score(decisions, lambda d, seen: _old_rule(seen, d["prior"], 2.0, 0.02), pick_on_block=False)
 
 
 def fit(files: list[str], ridge: float) -> None:
