@@ -61,3 +61,48 @@ def test_the_turns_emptied_when_full_are_made_again_the_same(monkeypatch: pytest
     s._lseat = -1  # asked afresh, as a new turn would
     assert s.legal_actions(0) == first
     assert len(rules._TURNS) == 1
+
+
+def _candidates(legal: list[dict[str, Any]], n: int) -> list[Any]:
+    """Every legal action, and each turned into its near misses: another target (every seat of the
+    biggest table, one past it, -1, a bool, a float, a string), another card, a hand not held, an extra
+    field, no field."""
+    out: list[Any] = []
+    for action in legal:
+        out.append(action)
+        out.append({**action, "extra": 1})
+        out.append({"type": action["type"]} if len(action) > 1 else {**action, "target": 0})
+        if "target" in action:
+            out += [{**action, "target": t} for t in [*range(-1, 11), True, 1.0, "1"]]
+        if "card" in action:
+            out += [{**action, "card": c} for c in ["Banker", "Judge", "Police", "Nobody", 1]]
+        if "cards" in action:
+            out += [{**action, "cards": list(reversed(action["cards"]))}, {**action, "cards": ["Judge"] * 2}]
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4, 6, 10])
+def test_an_action_is_taken_exactly_when_its_key_is_legal(players: int) -> None:
+    # ``apply`` finds an action's key through the choices' tables by type and by value (a turn's hold
+    # every seat, and its ``targets`` say which count); it must accept exactly what ``key_of`` reads
+    # as one of the legal keys, at every decision of whole games, and a refusal must change nothing.
+    import random
+
+    chooser = random.Random(players)
+    for seed in range(12):
+        s = GAME.new_game(players=players, seed=seed)
+        while not s.is_over():
+            seat = chooser.choice(s.waiting_for())
+            legal = s.legal_actions(seat)
+            keys = set(rules.legal_keys(s, seat))
+            for action in _candidates(legal, players):
+                twin = s.clone()
+                key = rules.key_of(action)
+                if key in keys:
+                    twin.apply(seat, action)
+                else:
+                    before = twin.to_json()
+                    with pytest.raises(IllegalAction):
+                        twin.apply(seat, action)
+                    assert twin.to_json() == before
+            s.apply(seat, chooser.choice(legal))

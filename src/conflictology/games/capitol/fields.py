@@ -11,11 +11,12 @@ are read into them), so the rules compare them by identity, the fastest test the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from conflictology.engine import Action, Rng
 from conflictology.games.capitol.data import (
+    MAX_PLAYERS,
     STALEMATE_OPTION,
     STALEMATE_TURNS,
     Phase,
@@ -32,17 +33,54 @@ Key = tuple[str, str | None, Any]
 
 
 
+# Every seat a table can have, as a decision's ``targets`` whose aimed keys are its own.
+ANY_SEAT: tuple[bool, ...] = (True,) * MAX_PLAYERS
+
+
 class Choices:
     """The legal actions of one decision (rules.choices), shared by the states in the same situation,
     so only ever read: each key, in the order the actions are listed, with its action as a template
     dict; and the same templates in that order (what legal_actions copies out). Slots, not a
     NamedTuple: a slot is read by a specialised instruction, a NamedTuple's field by a lookup."""
 
-    __slots__ = ("actions", "keys")
+    __slots__ = ("actions", "aimed", "bare", "keys", "targets")
 
-    def __init__(self, keys: Mapping[Key, Action]) -> None:
+    def __init__(
+        self,
+        keys: Mapping[Key, Action],
+        bare: dict[str, Key] | None = None,
+        aimed: dict[str, tuple[str, dict[Any, Key]]] | None = None,
+        targets: tuple[bool, ...] = ANY_SEAT,
+    ) -> None:
         self.keys = keys
         self.actions: tuple[Action, ...] = tuple(keys.values())
+        # The keys again, by the action's type (``rules.apply`` reads an action dict through these):
+        # a bare type's key by the type, a string with a cached hash; a type with a field, its field
+        # and its keys by the field's value. Looking up the type and the value costs less than making
+        # the key's tuple and hashing it, at every decision. A turn's choices are made often (the big
+        # tables meet many situations) and come with theirs, shared by every turn: their targets'
+        # keys hold every seat, and ``targets`` says which seats this turn may aim at.
+        if bare is None or aimed is None:
+            bare, aimed = by_type(keys)
+        self.bare = bare
+        self.aimed = aimed
+        self.targets = targets
+
+
+def by_type(keys: Iterable[Key]) -> tuple[dict[str, Key], dict[str, tuple[str, dict[Any, Key]]]]:
+    """``Choices.bare`` and ``Choices.aimed`` of ``keys``."""
+    bare: dict[str, Key] = {}
+    aimed: dict[str, tuple[str, dict[Any, Key]]] = {}
+    for key in keys:
+        kind, field, value = key
+        if field is None:
+            bare[kind] = key
+            continue
+        named, by_value = aimed.setdefault(kind, (field, {}))
+        if named != field:
+            raise ValueError(f"{kind!r} is keyed by both {named!r} and {field!r}")
+        by_value[value] = key
+    return bare, aimed
 
 
 # A log entry is a tuple (event type, fields…); views.py renders it. ("_raw", dict) holds an entry

@@ -230,7 +230,8 @@ def _new_turn_choices(
     others[seat] = False
     if forced:
         # Ruling 4: checked when the turn starts, before anything else.
-        return Choices(dict(compress(_AIMED["scandal"], others)))
+        targets = (*others, *_NO_SEATS[len(others) :])
+        return Choices(dict(compress(_AIMED["scandal"], others)), {}, _FORCED_AIMED, targets)
     entries = [_entry(("income", None, None)), _entry(("foreign_aid", None, None))]
     if scandal:
         entries += compress(_AIMED["scandal"], others)
@@ -241,7 +242,10 @@ def _new_turn_choices(
     entries.append(_entry(("reporter", None, None)))
     entries += compress(_AIMED["police_investigate"], others)
     entries.append(_entry(("police_swap", None, None)))
-    return Choices(dict([e for e in entries if e[0][0] not in absent] if absent else entries))
+    if absent:
+        return Choices(dict([e for e in entries if e[0][0] not in absent]))
+    targets = (*others, *_NO_SEATS[len(others) :])
+    return Choices(dict(entries), _TURN_BARE, _TURN_AIMED[scandal, hacker], targets)
 
 
 # Each turn action with a target, its entry for every seat a table can have.
@@ -249,6 +253,25 @@ _AIMED: Final = {
     kind: tuple(_entry((kind, "target", t)) for t in _SEATS)
     for kind in ("scandal", "mafia", "hacker", "police_investigate")
 }
+# A turn's ``Choices.bare`` and ``aimed`` (by whether the purse covers a Scandal and a Hack), shared
+# by every turn (only read): the aimed keys hold every seat, the turn's ``targets`` say which count.
+_TURN_BARE: Final[dict[str, Key]] = {
+    kind: (kind, None, None) for kind in ("income", "foreign_aid", "banker", "reporter", "police_swap")
+}
+_AIMED_BY_SEAT: Final = {
+    kind: ("target", {t: e[0] for t, e in enumerate(entries)}) for kind, entries in _AIMED.items()
+}
+_TURN_AIMED: Final = {
+    (scandal, hacker): {
+        kind: _AIMED_BY_SEAT[kind]
+        for kind in ("scandal", "mafia", "hacker", "police_investigate")
+        if (scandal or kind != "scandal") and (hacker or kind != "hacker")
+    }
+    for scandal in (False, True)
+    for hacker in (False, True)
+}
+_FORCED_AIMED: Final = {"scandal": _AIMED_BY_SEAT["scandal"]}
+_NO_SEATS: Final = (False,) * data.MAX_PLAYERS
 
 
 def only_choice(hand: list[str]) -> str | None:
@@ -265,31 +288,37 @@ def apply(s: CapitolFields, seat: int, action: Any) -> None:
     ``apply_key`` (and ``key_of``'s two commonest cases) written out in one function: a Python call costs
     about as much as the rest of a pass in a challenge window, and every decision of a playout comes
     through here.
-    The key is read as ``key_of`` reads it (tests/games/capitol/test_robustness.py)."""
+    The key is read as ``key_of`` reads it (tests/games/capitol/test_robustness.py), but found
+    through the legal choices' own tables (``Choices.bare`` and ``aimed``): a key the choices do not
+    hold is refused either way, and a lookup by the type's string and the field's value costs less
+    than making the key's tuple and hashing it."""
+    legal = s._legal if seat is s._lseat else choices(s, seat)
     k: Key | None = None
     if type(action) is dict:
         kind = action.get("type")
         if type(kind) is str:
             size = len(action)
             if size == 1:
-                k = (kind, None, None)
+                k = legal.bare.get(kind)
             elif size == 2:
-                # A field besides the type: ``key_of``'s commonest case (a turn action's target seat)
-                # written out, the others read by it.
-                target = action.get("target", _MISSING)
-                if type(target) is int:
-                    k = (kind, "target", target)
-                elif target is _MISSING:
-                    # ... and its next (a card to lose, return, show or block with); a kept hand is
-                    # read by it.
-                    card = action.get("card", _MISSING)
-                    if type(card) is str:
-                        k = (kind, "card", card)
-                    elif card is _MISSING:
-                        k = key_of(action)
-    legal = s._legal if seat is s._lseat else choices(s, seat)
-    if k is None or k not in legal.keys:
-        _refuse(s, seat, legal, k, action)
+                aimed = legal.aimed.get(kind)
+                if aimed is not None:
+                    # Checked as strictly as ``key_of``: a seat is an int (not a bool), a role a
+                    # string, a kept hand a list of strings (its key sorted).
+                    field, by_value = aimed
+                    value = action.get(field, _MISSING)
+                    if field == "target":
+                        if type(value) is int:
+                            k = by_value.get(value)
+                            if k is not None and not legal.targets[value]:
+                                k = None  # a seat this turn may not aim at (its keys hold every seat)
+                    elif field == "card":
+                        if type(value) is str:
+                            k = by_value.get(value)
+                    elif type(value) is list and all(type(c) is str for c in value):
+                        k = by_value.get(tuple(sorted(value)))
+    if k is None:
+        _refuse(s, seat, legal, None, action)
     s._lseat = -1
     s._legal = NO_CHOICES  # so that -1, not a seat, never finds the last seat's choices
     s.moves += 1
@@ -424,7 +453,7 @@ def _next_turn(s: CapitolFields) -> None:
 
 
 def _others_alive(s: CapitolFields, seat: int) -> list[int]:
-    others = list(compress(_SEATS, s.alive))
+    others = [*compress(_SEATS, s.alive)]
     if s.alive[seat]:
         others.remove(seat)
     return others
@@ -457,7 +486,7 @@ def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
         s.honesty = s.honesty << 1 | (claim in s.hidden[seat])
         s.phase = CHALLENGE
         # _others_alive written out: every character action opens a window.
-        others = list(compress(_SEATS, s.alive))
+        others = [*compress(_SEATS, s.alive)]
         others.remove(seat)  # the actor is alive: it is their turn
         s.awaiting = others
         if s.passed:
@@ -640,7 +669,7 @@ def _lose(s: CapitolFields, seat: int, card: str) -> None:
     s.money[seat] = 0
     s.treasury += money
     s.log.append(("out", seat, money))
-    living = list(compress(_SEATS, s.alive))
+    living = [*compress(_SEATS, s.alive)]
     if len(living) == 1:
         # Ruling 18: the last player with a face-down card wins.
         s.phase = OVER
