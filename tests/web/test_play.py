@@ -231,9 +231,13 @@ def test_phone_layout_spanish_reconnect_and_spectator(
     # A network drop: the socket closes, the banner of the connection says so, and it comes back.
     phone.context.set_offline(True)
     phone.evaluate("window.dispatchEvent(new Event('offline'))")
-    phone.wait_for_timeout(300)
+    expect(phone.locator("#conn")).to_have_class("conn retrying")
+    expect(phone.locator("#conn")).to_have_text("Reconectando…")
     phone.context.set_offline(False)
-    expect(phone.locator("#conn")).to_have_class("conn open", timeout=15000)
+    phone.evaluate("window.dispatchEvent(new Event('online'))")
+    expect(phone.locator("#conn")).to_have_class("conn open")
+    # Back in the seat, the table as it was.
+    expect(phone.locator(".my-hand .card-art")).to_have_count(2)
 
     # A spectator sees the table but no hand of their own and no controls.
     watcher = new_page(browser, locale="en-US")

@@ -482,6 +482,9 @@ async function boot() {
   install.registerWorker();
   setInterval(tick, 250);
   keys.install();
+  window.addEventListener('offline', () => {
+    if (conn) conn.drop();
+  });
   window.addEventListener('online', () => {
     if (conn) conn.nudge();
     checkServer();

@@ -85,6 +85,18 @@ export class Connection {
     this.open();
   }
 
+  // The browser says the network is gone: say so now (a dead socket may take a minute to time out,
+  // while the banner still says online and moves go nowhere) and try again by the usual backoff; the
+  // `online` event nudges it at once. A false alarm costs one reconnect, within half a second.
+  drop() {
+    if (this.closed || !this.ws) return;
+    const ws = this.ws;
+    if (ws.readyState !== WebSocket.OPEN && ws.readyState !== WebSocket.CONNECTING) return;
+    this.ws = null;  // its close event, whenever it comes, is no longer this connection's
+    ws.close();
+    this.scheduleRetry();
+  }
+
   // An action for the state numbered `seq`: the server refuses it as `stale` if the game moved on.
   act(action, seq) { return this.send({ type: 'act', action, seq }); }
 
