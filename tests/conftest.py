@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -30,6 +32,24 @@ def patient_browser_expectations(request: pytest.FixtureRequest) -> None:
         from browser_helpers import PATIENT_MS
 
         expect.set_options(timeout=PATIENT_MS)
+
+
+@pytest.fixture(autouse=True)
+def browser_contexts_closed(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every browser context a test opens is closed when the test ends, passed or failed. The browser
+    lives for the whole session: a page left open keeps its timers and its socket running (reconnecting
+    to a server its test stopped), and a suite that piles them up slows every later test (a page.goto
+    that timed out right after another test failed)."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    browser = request.getfixturevalue("browser")
+    before = set(browser.contexts)
+    yield
+    for context in browser.contexts:
+        if context not in before:
+            with contextlib.suppress(Exception):  # a context its browser already lost
+                context.close()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
