@@ -2,7 +2,7 @@
 
     python -m benchmarks.worlds_truth --players 4 --games 200 --seed 2026
     python -m benchmarks.worlds_truth --players 4 --games 60 --seed 2026 --tries 400 --worlds 30
-    python -m benchmarks.worlds_truth --players 4 --games 200 --seed 2026 --params :worlds=resample:claims=role
+    python -m benchmarks.worlds_truth --players 4 --games 200 --seed 2026 --params :worlds=reject:claims=flat
 
 Seated `normal` bots play Capitol with the engine directly. At each chance seat 0 has to challenge
 (a claim's window or a block's, as ``bots_like_people.census_key`` reads it), worlds are drawn from

@@ -153,7 +153,7 @@ def test_without_quiet_bluffs_no_bluffed_reporter_or_police_is_a_candidate() -> 
     kinds = {a["type"] for a in cands}
     assert "reporter" in kinds and not kinds & {"police_swap", "police_investigate"}
     assert all(a is prior or CLAIM.get(a["type"]) not in (R, P) or CLAIM[a["type"]] in hand for a in cands)
-    free = bots.make("hard:iterations=4:seconds=99", GAME, 0, seed=2)
+    free = bots.make("hard:iterations=4:seconds=9999:quiet_bluffs=1", GAME, 0, seed=2)
     kinds = {a["type"] for a in free.policy.candidates(free, s.view(0), legal, prior)}  # type: ignore[attr-defined]
     assert {"police_swap", "police_investigate"} <= kinds
 
@@ -174,3 +174,33 @@ def test_the_search_with_its_worlds_resampled_plays_whole_games_legally(players:
             state.apply(seat, action)
             decisions += 1
         assert not state.waiting_for()
+
+
+def test_face_to_face_the_search_decides_as_before() -> None:
+    """With two players in, the worlds and the candidates are as they were (``bluff_scale`` was fitted
+    there, and there the search already bluffed like people): the defaults decide exactly as the old
+    rules, worlds, statistics and all."""
+    old = "hard:iterations=10:seconds=9999:worlds=reject:claims=flat:quiet_bluffs=1"
+    new = "hard:iterations=10:seconds=9999"
+    state: Any = GAME.new_game(players=2, seed=21)
+    seated = [bots.make("heuristic-bluffer", GAME, s, seed=s) for s in range(2)]
+    compared = 0
+    while state.waiting_for() and compared < 12:
+        seat = state.waiting_for()[0]
+        legal = state.legal_actions(seat)
+        if len(legal) > 1:
+            seen = set()
+            for spec in (old, new):
+                bot = bots.make(spec, GAME, seat, seed=compared)
+                action = bot.act(state.view(seat), legal)
+                seen.add(json.dumps([action, bot.last_root_stats], sort_keys=True))
+            assert len(seen) == 1
+            compared += 1
+        state.apply(seat, seated[seat].act(state.view(seat), legal))
+    assert compared == 12
+
+
+def test_at_four_players_the_defaults_are_the_new_rules() -> None:
+    s = _three_claims()
+    assert _held(s, "hard", 3, B) == _held(s, "hard:worlds=resample:claims=role", 3, B)
+    assert _held(s, "hard", 3, B) != _held(s, "hard:worlds=reject:claims=flat", 3, B)
