@@ -174,8 +174,8 @@ class CapitolSearch(SearchPolicy):
             if not resample:
                 return world
             # No draw was kept: one of them is taken by its weight (sampling-importance-resampling),
-            # not the next one whatever its weight, which ignored the claims in a third of the worlds
-            # at four players (docs/bots.md, "Worlds as true as the claims").
+            # not the next one whatever its weight (at four players that left the claimed role with the
+            # claimant in 54 % of the worlds where it was there in 85 % of the games; see worlds_rule).
             pick = rng.random() * sum(w for w, _ in drawn)
             for w, world in drawn:
                 pick -= w
