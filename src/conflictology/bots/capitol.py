@@ -50,8 +50,9 @@ from conflictology.games.capitol.data import (
 # aimed at, with others who may challenge it instead. At four players most of the bystanders'
 # challenges of a Banker lose a card (22 % are right); 0.8 calls a Banker only when it gives the
 # claimant under a one-in-four chance of holding it (0.4: two in five) and won more four-player games,
-# but `hard` plays this heuristic in its rollouts, so it is left as it was until that is measured
-# (docs/bots.md, "How the bots play beside people"). Face to face there is no bystander.
+# but `normal`, every personality and `hard`'s model of the other seats are this heuristic, so the
+# default is left as it was; `hard`'s own seat (its prior) takes 0.8 (``CapitolSearch.bystander``;
+# docs/bots.md, "How the bots play beside people"). Face to face there is no bystander.
 BYSTANDER = 0.4
 
 
