@@ -14,9 +14,18 @@ from typing import Any
 import pytest
 
 from conflictology import bots, games
-from conflictology.bots.conspiranoicos import SORT_DECISIONS, ConspiranoicosSearch
+from conflictology.bots.conspiranoicos import (
+    EYE,
+    SORT_DECISIONS,
+    Catalogue,
+    ConspiranoicosSearch,
+    free_measures,
+    outcome,
+    points,
+)
 from conflictology.bots.ismcts import ISMCTSBot
 from conflictology.engine import Action, GameState, Rng, View
+from conflictology.games.conspiranoicos.views import read_view
 
 GAME = games.get("conspiranoicos")
 
@@ -152,3 +161,36 @@ def test_a_quick_search_plays_whole_games_legally() -> None:
             state.apply(seat, action)
             decisions += 1
         assert state.is_over()
+
+
+def _score_from_view(state: GameState) -> list[float]:
+    """The cut-off's score as the search first read it: from the spectator view of the world."""
+    view = read_view(state.view(None))
+    cat = Catalogue(view)
+    sym = view["pyramid_symbols"]
+    assert sym is not None
+    hands = [list(p["evidence"] or []) for p in view["players"]]
+    measured = [free_measures(cat, h, list(sym["T"]), sym["S"], list(view["gained"])) for h in hands]
+    fw = -1 if view["final_winner"] is None else view["final_winner"]
+    a, b = points(measured[0], measured[1], fw == 0, fw == 1)
+    eye = next((p for p in (0, 1) if any(cat[c].special == EYE for c in hands[p])), -1)
+    r0 = outcome(a, b, fw, 0, eye)
+    return [r0, 1.0 - r0]
+
+
+def test_the_cut_off_is_scored_as_its_view_shows_it() -> None:
+    """The search scores a playout at the end of Collect Evidence from the world's own fields (and
+    remembers the measures): the same score as read from the world's spectator view, at the cut-off
+    of 200 random playouts in 40 deals (the memo kept across them)."""
+    policy = ConspiranoicosSearch()
+    rng = Rng(17)
+    cut = 0
+    for g in range(200):
+        state = GAME.new_game(2, seed=900 + g % 40)
+        while not policy.cutoff(state):
+            seat = state.waiting_for()[0]
+            state.apply(seat, rng.choice(state.legal_actions(seat)))
+        assert not state.is_over()
+        assert policy.evaluate(state) == _score_from_view(state)
+        cut += 1
+    assert cut == 200

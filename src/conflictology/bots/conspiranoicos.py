@@ -25,13 +25,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from weakref import WeakKeyDictionary
 
 from conflictology.bots import Bot, BotFactory
 from conflictology.bots.ismcts import FlatSearchBot, ISMCTSBot, SearchPolicy
 from conflictology.engine import Action, Game, GameState, View
 from conflictology.games.conspiranoicos import ConspiranoicosState, scoring
+from conflictology.games.conspiranoicos.pyramid import pyramid_symbols
 from conflictology.games.conspiranoicos.state import COLLECT
 from conflictology.games.conspiranoicos.views import ConspiranoicosView, PendingView, PlayerView, read_view
 
@@ -45,6 +46,7 @@ Measures5 = tuple[int, int, int, int, int]  # and (pairs, majority): see free_me
 # cards, T, S, gained, any order
 FrontKey = tuple[tuple[str, ...], tuple[str, ...], str, tuple[str, ...], bool]
 MeasureKey = tuple[tuple[str, ...], tuple[str, ...], str]  # a zone's cards, T, S
+MeasuredKey = tuple[str, tuple[str, ...], tuple[str, ...], str, tuple[str, ...]]  # deck, cards, T, S, gained
 
 
 @dataclass(frozen=True)
@@ -654,6 +656,8 @@ class ConspiranoicosSearch(SearchPolicy):
         # Each search bot's own heuristic (Sort Evidence; a quick search's prior), made when first
         # needed.
         self._helpers: WeakKeyDictionary[ISMCTSBot, ConspiranoicosHeuristic] = WeakKeyDictionary()
+        # (deck, evidence, T, S, gained) -> free_measures, shared by every search of the process
+        self._measured: dict[MeasuredKey, Measures5] = {}
 
     def _helper(self, bot: ISMCTSBot) -> ConspiranoicosHeuristic:
         helper = self._helpers.get(bot)
@@ -684,32 +688,47 @@ class ConspiranoicosSearch(SearchPolicy):
     def evaluate(self, state: GameState) -> list[float]:
         if state.is_over():
             return super().evaluate(state)
-        # Only at the cut-off (Sort Evidence begun): the symbols and every evidence are public.
-        view = read_view(state.view(None))
-        cat = _catalogue_for(view)
-        sym = view["pyramid_symbols"]
-        if sym is None:
+        # Only at the cut-off (Sort Evidence begun): the symbols and every evidence are public. Read
+        # from the world's fields, as its spectator view would show them (building that view took a
+        # third of an iteration: docs/bots.md, "Hard at scale").
+        st = _world(state)
+        if st.phase in COLLECT:
             raise ValueError("evaluate is asked at the cut-off, once Collect Evidence is over")
-        t = list(sym["T"])
-        s = sym["S"]
-        gained = list(view["gained"])
-        hands = [_evidence(p) for p in view["players"]]
-        m0 = free_measures(cat, hands[0], t, s, gained)
-        m1 = free_measures(cat, hands[1], t, s, gained)
-        final_winner = view["final_winner"]
-        fw = -1 if final_winner is None else final_winner
+        deck = st.deck
+        ids = deck.ids
+        cat = _catalogue_of(st)
+        t, s = pyramid_symbols(st)
+        gained = [ids[c] for c in st.gained]
+        hands = [[ids[c] for c in sorted(st.hands[p] + st.rows[p])] for p in (0, 1)]
+        m0 = self._measures(deck.name, cat, hands[0], t, s, gained)
+        m1 = self._measures(deck.name, cat, hands[1], t, s, gained)
+        fw = st.final_winner
         a, b = points(m0, m1, fw == 0, fw == 1)
         eye = next((p for p in (0, 1) if any(cat[c].special == EYE for c in hands[p])), -1)
         r0 = outcome(a, b, fw, 0, eye)
         return [r0, 1.0 - r0]
 
+    def _measures(
+        self, deck: str, cat: Catalogue, cards: list[str], t: list[str], s: str, gained: list[str]
+    ) -> Measures5:
+        """:func:`free_measures`, remembered: a search's playouts end in the same hands again and again."""
+        key = (deck, tuple(cards), tuple(t), s, tuple(gained))
+        m = self._measured.get(key)
+        if m is None:
+            if len(self._measured) > 100_000:
+                self._measured.clear()
+            m = self._measured[key] = free_measures(cat, cards, t, s, gained)
+        return m
+
 
 _catalogues: dict[str, Catalogue] = {}
 
 
-def _catalogue_for(view: ConspiranoicosView) -> Catalogue:
-    key = view["deck"]
+def _catalogue_of(st: ConspiranoicosState) -> Catalogue:
+    """The catalogue of a world's deck, as its views list it (remembered by the deck's name)."""
+    key = st.deck.name
     cat = _catalogues.get(key)
     if cat is None or len(_catalogues) > 16:
+        view = cast(ConspiranoicosView, {"cards": st.deck.catalogue()})
         cat = _catalogues[key] = Catalogue(view)
     return cat
