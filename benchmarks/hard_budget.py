@@ -11,7 +11,9 @@
 A search's budget is given in worlds (``iterations``, with a clock far away), not seconds, so a loaded
 machine changes its CPU time, never its decisions: on the 2-core machine 20 worlds took 29-40 ms of
 CPU a decision (the pool's 30 ms quick search) and 200 worlds 320 ms (``hard``'s 0.3 s on a quiet
-machine); in Conspiranoicos, where ``hard`` is ISMCTS, 200 iterations took 29 ms and 2,000 took 300 ms.
+machine); in Conspiranoicos, where ``hard`` is ISMCTS, 200 iterations took 29 ms and 2,000 took 300 ms
+(since its cheaper cut-off and quick rule, 250 iterations cost what 200 did: docs/bots.md, "A quick
+Conspiranoicos search").
 Game ``g`` is ``conflictology simulate GAME --games 1 --seed SEED*100000+g`` with the seats rotated by
 ``g`` (a name given for several seats counts their wins together), printed as one JSON line as soon
 as it ends (a run cut short still counts); ``--summary`` reads such lines back: each bot's wins with a

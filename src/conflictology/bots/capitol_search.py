@@ -18,7 +18,7 @@ from conflictology.bots.capitol_knowledge import (
 )
 from conflictology.bots.capitol_rules import ClaimTrace, RulePlayer
 from conflictology.bots.capitol_value import win_shares
-from conflictology.bots.ismcts import ISMCTSBot, SearchPolicy, rewards
+from conflictology.bots.ismcts import FlatSearchBot, ISMCTSBot, SearchPolicy, rewards
 from conflictology.bots.outside import OutsideTreason
 from conflictology.engine import Action, Game, GameState, Rng, View
 from conflictology.games.capitol.data import (
@@ -259,8 +259,9 @@ class CapitolSearch(SearchPolicy):
     quick_z = 0.75
 
     def quick_rule(self, bot: ISMCTSBot, view: View) -> tuple[float, float] | None:
-        """Face to face only (where it was fitted): :attr:`quick_z` standard errors, no margin."""
-        if sum(1 for p in view["players"] if p["alive"]) != 2:
+        """Face to face only, and for the flat search only (where it was fitted: the tree search's
+        visit counts are not its paired worlds): :attr:`quick_z` standard errors, no margin."""
+        if not isinstance(bot, FlatSearchBot) or sum(1 for p in view["players"] if p["alive"]) != 2:
             return None
         return 0.0, self.quick_z
 

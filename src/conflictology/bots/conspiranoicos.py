@@ -25,13 +25,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from weakref import WeakKeyDictionary
 
 from conflictology.bots import Bot, BotFactory
-from conflictology.bots.ismcts import ISMCTSBot, SearchPolicy
+from conflictology.bots.ismcts import FlatSearchBot, ISMCTSBot, SearchPolicy
 from conflictology.engine import Action, Game, GameState, View
 from conflictology.games.conspiranoicos import ConspiranoicosState, scoring
+from conflictology.games.conspiranoicos.pyramid import pyramid_symbols
 from conflictology.games.conspiranoicos.state import COLLECT
 from conflictology.games.conspiranoicos.views import ConspiranoicosView, PendingView, PlayerView, read_view
 
@@ -45,6 +46,7 @@ Measures5 = tuple[int, int, int, int, int]  # and (pairs, majority): see free_me
 # cards, T, S, gained, any order
 FrontKey = tuple[tuple[str, ...], tuple[str, ...], str, tuple[str, ...], bool]
 MeasureKey = tuple[tuple[str, ...], tuple[str, ...], str]  # a zone's cards, T, S
+MeasuredKey = tuple[str, tuple[str, ...], tuple[str, ...], str, tuple[str, ...]]  # deck, cards, T, S, gained
 
 
 @dataclass(frozen=True)
@@ -640,20 +642,45 @@ SORT_DECISIONS = ("place", "abduct", "reveal_gnome")
 class ConspiranoicosSearch(SearchPolicy):
     """ISMCTS hooks: the search covers Collect Evidence; Sort Evidence is answered by the exact row
     search of the heuristic, and a playout stops when Collect Evidence ends, scored by the free-order
-    measures of both hands (see :func:`free_measures`)."""
+    measures of both hands (see :func:`free_measures`). A quick search (a busy server's short
+    clock) keeps the heuristic's Collect Evidence choice unless its statistics clearly beat it."""
+
+    #: a quick search (200 iterations: the 30 ms clock's) keeps the heuristic's card (``play``),
+    #: send or keep unless the most visited action's mean beats it by this many standard errors of
+    #: the two means, with no margin. Fitted to the full search's decisions (2,000 iterations, two
+    #: runs pooled) at 244 Collect Evidence positions (``scripts/distill_conspiranoicos.py``;
+    #: docs/bots.md, "Hard at scale"). The full search weighs no prior: it beats the heuristic alone.
+    quick_z = 1.5
 
     def __init__(self) -> None:
-        # Each search bot's own heuristic for Sort Evidence, made at its first such decision.
-        self._sort_helpers: WeakKeyDictionary[ISMCTSBot, ConspiranoicosHeuristic] = WeakKeyDictionary()
+        # Each search bot's own heuristic (Sort Evidence; a quick search's prior), made when first
+        # needed.
+        self._helpers: WeakKeyDictionary[ISMCTSBot, ConspiranoicosHeuristic] = WeakKeyDictionary()
+        # (deck, evidence, T, S, gained) -> free_measures, shared by every search of the process
+        self._measured: dict[MeasuredKey, Measures5] = {}
+
+    def _helper(self, bot: ISMCTSBot) -> ConspiranoicosHeuristic:
+        helper = self._helpers.get(bot)
+        if helper is None:
+            helper = ConspiranoicosHeuristic(bot.game, bot.seat, seed=bot.rng.next64())
+            self._helpers[bot] = helper
+        return helper
 
     def decide(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
         if not any(a["type"] in SORT_DECISIONS for a in legal):
             return None
-        helper = self._sort_helpers.get(bot)
-        if helper is None:
-            helper = ConspiranoicosHeuristic(bot.game, bot.seat, seed=bot.rng.next64())
-            self._sort_helpers[bot] = helper
-        return helper.act(view, legal)
+        return self._helper(bot).act(view, legal)
+
+    def prior(self, bot: ISMCTSBot, view: View, legal: list[Action]) -> Action | None:
+        """The heuristic's choice, for a quick search only (asked under :meth:`quick_rule`)."""
+        if not bot.quick or isinstance(bot, FlatSearchBot):
+            return None  # the full search beats the heuristic alone; ``pimc`` is left as it was
+        return self._helper(bot).act(view, legal)
+
+    def quick_rule(self, bot: ISMCTSBot, view: View) -> tuple[float, float] | None:
+        if isinstance(bot, FlatSearchBot):
+            return None  # fitted on the tree search's statistics, not on the flat search's worlds
+        return 0.0, self.quick_z
 
     def cutoff(self, state: GameState) -> bool:
         return _world(state).phase not in COLLECT
@@ -661,32 +688,47 @@ class ConspiranoicosSearch(SearchPolicy):
     def evaluate(self, state: GameState) -> list[float]:
         if state.is_over():
             return super().evaluate(state)
-        # Only at the cut-off (Sort Evidence begun): the symbols and every evidence are public.
-        view = read_view(state.view(None))
-        cat = _catalogue_for(view)
-        sym = view["pyramid_symbols"]
-        if sym is None:
+        # Only at the cut-off (Sort Evidence begun): the symbols and every evidence are public. Read
+        # from the world's fields, as its spectator view would show them (building that view took a
+        # third of an iteration: docs/bots.md, "Hard at scale").
+        st = _world(state)
+        if st.phase in COLLECT:
             raise ValueError("evaluate is asked at the cut-off, once Collect Evidence is over")
-        t = list(sym["T"])
-        s = sym["S"]
-        gained = list(view["gained"])
-        hands = [_evidence(p) for p in view["players"]]
-        m0 = free_measures(cat, hands[0], t, s, gained)
-        m1 = free_measures(cat, hands[1], t, s, gained)
-        final_winner = view["final_winner"]
-        fw = -1 if final_winner is None else final_winner
+        deck = st.deck
+        ids = deck.ids
+        cat = _catalogue_of(st)
+        t, s = pyramid_symbols(st)
+        gained = [ids[c] for c in st.gained]
+        hands = [[ids[c] for c in sorted(st.hands[p] + st.rows[p])] for p in (0, 1)]
+        m0 = self._measures(deck.name, cat, hands[0], t, s, gained)
+        m1 = self._measures(deck.name, cat, hands[1], t, s, gained)
+        fw = st.final_winner
         a, b = points(m0, m1, fw == 0, fw == 1)
         eye = next((p for p in (0, 1) if any(cat[c].special == EYE for c in hands[p])), -1)
         r0 = outcome(a, b, fw, 0, eye)
         return [r0, 1.0 - r0]
 
+    def _measures(
+        self, deck: str, cat: Catalogue, cards: list[str], t: list[str], s: str, gained: list[str]
+    ) -> Measures5:
+        """:func:`free_measures`, remembered: a search's playouts end in the same hands again and again."""
+        key = (deck, tuple(cards), tuple(t), s, tuple(gained))
+        m = self._measured.get(key)
+        if m is None:
+            if len(self._measured) > 100_000:
+                self._measured.clear()
+            m = self._measured[key] = free_measures(cat, cards, t, s, gained)
+        return m
+
 
 _catalogues: dict[str, Catalogue] = {}
 
 
-def _catalogue_for(view: ConspiranoicosView) -> Catalogue:
-    key = view["deck"]
+def _catalogue_of(st: ConspiranoicosState) -> Catalogue:
+    """The catalogue of a world's deck, as its views list it (remembered by the deck's name)."""
+    key = st.deck.name
     cat = _catalogues.get(key)
     if cat is None or len(_catalogues) > 16:
+        view = cast(ConspiranoicosView, {"cards": st.deck.catalogue()})
         cat = _catalogues[key] = Catalogue(view)
     return cat

@@ -166,11 +166,18 @@ class ISMCTSBot(Bot):
     default none), ``exploration`` (the UCB constant; default 0.7), ``margin`` (how much better than
     the prior an override must be), and for the paired search ``paired`` (1/0; default the policy's),
     ``widen`` (visits before a later decision leaves the model's choice) and ``z`` (standard errors
-    on top of ``margin``). Under an iteration budget alone (``seconds`` out of reach), a given seed
-    and view give the same decision.
+    on top of ``margin``), and ``quick`` (1/0: see :attr:`quick_iterations`). Under an iteration
+    budget alone (``seconds`` out of reach), a given seed and view give the same decision.
     """
 
     name = "ismcts"
+
+    #: a budget this small (in iterations, or seconds on the clock) makes a quick search, which
+    #: weighs the game's prior on its :meth:`SearchPolicy.quick_rule` (the ``quick`` param, 1/0, says
+    #: so whatever the budget; a ``z`` given keeps its own): the pool's ``hard:seconds=0.03`` and the
+    #: 200 iterations that stand for it; ``hard``'s 0.3 s and its 2,000 iterations stay full searches
+    quick_iterations = 500
+    quick_seconds = 0.1
 
     def __init__(self, game: Game, seat: int, seed: int | None = None, **params: Any) -> None:
         super().__init__(game, seat, seed, **params)
@@ -189,6 +196,11 @@ class ISMCTSBot(Bot):
         self.params_z = float(params.get("z", 2.0))
         if self.iterations < 1:
             raise ValueError("iterations must be at least 1")
+        quick = params.get("quick")
+        small = self.iterations <= self.quick_iterations or (
+            self.seconds is not None and self.seconds <= self.quick_seconds
+        )
+        self.quick = small if quick is None else bool(int(quick))
         self.policy.check_params(params)
         #: iterations run by the last decision (benchmarks read it)
         self.last_iterations = 0
@@ -226,6 +238,10 @@ class ISMCTSBot(Bot):
                 return self._act_paired(view, legal, budget, deadline)
             finally:
                 self.total_seconds += time.perf_counter() - start
+        rule = self.policy.quick_rule(self, view) if self.quick and "z" not in self.params else None
+        # A quick search asks for the game's prior first, so that its clock covers it (the
+        # heuristic takes milliseconds of a 30 ms clock); the full search asks after, as before.
+        quick_prior = self.policy.prior(self, view, legal) if rule is not None else None
         root = _Node()
         done = 0
         draw = self.policy.sampler(self, view)
@@ -249,17 +265,23 @@ class ISMCTSBot(Bot):
                 -i,
             ),
         )
-        prior = self.policy.prior(self, view, legal)
-        margin = self.prior_margin
-        if prior is not None and margin > 0 and prior in legal:
+        margin, z = self.prior_margin, self.params_z
+        if rule is not None:
+            margin, z = rule
+            prior = quick_prior
+        elif margin <= 0:
+            return legal[best]  # no prior to weigh (the game's prior is not even asked)
+        else:
+            prior = self.policy.prior(self, view, legal)
+        if prior is not None and prior in legal:
             # Search-verified heuristic: keep the game's own choice unless the search found an
-            # action clearly better (by ``prior_margin`` in win probability) and well explored.
+            # action clearly better (by ``margin`` in win probability) and well explored.
             p = legal.index(prior)
             p_entry = mine.get(legal_idx[p])
             b_entry = mine.get(legal_idx[best])
             if best != p and p_entry is not None and b_entry is not None:
-                # Two standard errors of a win rate (variance at most 1/4) on top of the margin.
-                noise = 2.0 * math.sqrt(0.25 / max(1, b_entry[0]) + 0.25 / max(1, p_entry[0]))
+                # ``z`` standard errors of a win rate (variance at most 1/4) on top of the margin.
+                noise = z * math.sqrt(0.25 / max(1, b_entry[0]) + 0.25 / max(1, p_entry[0]))
                 if _mean(b_entry) - _mean(p_entry) < margin + noise:
                     return legal[p]
             elif best != p:
@@ -554,20 +576,12 @@ class FlatSearchBot(ISMCTSBot):
 
     name = "pimc"
 
-    #: a budget this small (in worlds, or seconds on the clock) makes a quick search, which may
-    #: overrule the prior on the game's :meth:`SearchPolicy.quick_rule` (the ``quick`` param, 1/0,
-    #: says so whatever the budget; a ``z`` given keeps its own); ``hard``'s 0.3 s and the 200-world
-    #: measure stay full searches
-    quick_worlds = 50
-    quick_seconds = 0.1
+    #: the flat search's iterations are worlds, each played after every candidate: 50 make it quick
+    #: (20 stand for the 30 ms clock), ``hard``'s 0.3 s and the 200-world measure stay full searches
+    quick_iterations = 50
 
     def __init__(self, game: Game, seat: int, seed: int | None = None, **params: Any) -> None:
         super().__init__(game, seat, seed, **params)
-        quick = params.get("quick")
-        small = self.iterations <= self.quick_worlds or (
-            self.seconds is not None and self.seconds <= self.quick_seconds
-        )
-        self.quick = small if quick is None else bool(int(quick))
         #: the last decision's candidates and each candidate's reward world by world, beside its
         #: ``last_prior`` (``scripts/distill_capitol.py`` reads them)
         self.last_candidates: list[Action] = []
