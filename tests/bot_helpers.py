@@ -45,3 +45,19 @@ def midgame_states(game: Game, count: int, seed: int) -> Iterator[tuple[GameStat
                 break
             state.apply(seat, master.choice(legal))
             steps += 1
+
+
+def play_legally(state: GameState, seated: list[bots.Bot], most: int = 3000) -> int:
+    """Play ``state`` to its end, each awaited seat answered by its bot from its own view, every answer
+    checked to be one of the legal actions; returns the decisions made (the game must end within
+    ``most``)."""
+    decisions = 0
+    while state.waiting_for():
+        assert decisions < most, f"no end after {most} decisions"
+        seat = state.waiting_for()[0]
+        legal = state.legal_actions(seat)
+        action = seated[seat].act(state.view(seat), legal)
+        assert action in legal, f"{seated[seat].name} chose {action!r}, not in {legal!r}"
+        state.apply(seat, action)
+        decisions += 1
+    return decisions

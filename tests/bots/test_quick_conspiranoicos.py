@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bot_helpers import play_legally
 from conflictology import bots, games
 from conflictology.bots.conspiranoicos import (
     EYE,
@@ -154,14 +155,7 @@ def test_a_quick_search_plays_whole_games_legally() -> None:
             bots.make("heuristic", GAME, 1 - g % 2, seed=g),
         ]
         players.sort(key=lambda b: b.seat)
-        decisions = 0
-        while state.waiting_for() and decisions < 500:
-            seat = state.waiting_for()[0]
-            legal = state.legal_actions(seat)
-            action = players[seat].act(state.view(seat), legal)
-            assert action in legal
-            state.apply(seat, action)
-            decisions += 1
+        play_legally(state, players, most=500)
         assert state.is_over()
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bot_helpers import play_legally
 from conflictology import bots, games
 from conflictology.bots.capitol_search import CapitolSearch
 from conflictology.bots.ismcts import FlatSearchBot, SearchPolicy
@@ -113,12 +114,5 @@ def test_a_quick_search_plays_whole_games_legally() -> None:
             bots.make("hard:iterations=12:seconds=99", game, 0, seed=g),
             bots.make("heuristic", game, 1, seed=g),
         ]
-        decisions = 0
-        while state.waiting_for() and decisions < 2000:
-            seat = state.waiting_for()[0]
-            legal = state.legal_actions(seat)
-            action = players[seat].act(state.view(seat), legal)
-            assert action in legal
-            state.apply(seat, action)
-            decisions += 1
-        assert not state.waiting_for()
+        play_legally(state, players, most=2000)
+        assert state.is_over()

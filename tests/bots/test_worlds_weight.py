@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot_helpers import play_legally
 from capitol_helpers import B, H, J, M, P, R, table
 from conflictology import bots
 from conflictology.bots.capitol import BYSTANDER
@@ -165,15 +166,8 @@ def test_the_search_with_its_worlds_resampled_plays_whole_games_legally(players:
         state = GAME.new_game(players=players, seed=60 + g)
         names = [spec if s == g % players else "normal" for s in range(players)]
         seated = [bots.make(name, GAME, s, seed=g + s) for s, name in enumerate(names)]
-        decisions = 0
-        while state.waiting_for() and decisions < 3000:
-            seat = state.waiting_for()[0]
-            legal = state.legal_actions(seat)
-            action = seated[seat].act(state.view(seat), legal)
-            assert action in legal
-            state.apply(seat, action)
-            decisions += 1
-        assert not state.waiting_for()
+        play_legally(state, seated)
+        assert state.is_over()
 
 
 def test_face_to_face_the_search_decides_as_before() -> None:
