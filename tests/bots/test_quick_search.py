@@ -53,6 +53,13 @@ def test_which_searches_are_quick(spec: str, quick: bool) -> None:
     assert bot.quick is quick
 
 
+@pytest.mark.parametrize("game", ["capitol", "conspiranoicos"])
+@pytest.mark.parametrize("value", ["2", "yes", "-1", "0.5"])
+def test_a_quick_param_other_than_0_or_1_is_refused_clearly(game: str, value: str) -> None:
+    with pytest.raises(ValueError, match="quick must be 0 or 1"):
+        bots.make(f"hard:iterations=20:seconds=99:quick={value}", games.get(game), 0, seed=1)
+
+
 def test_the_quick_rule_is_face_to_face_only() -> None:
     search = CapitolSearch()
     bot = bots.make("hard:iterations=20:seconds=99", games.get("capitol"), 0, seed=1)

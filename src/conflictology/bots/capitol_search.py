@@ -245,7 +245,7 @@ class CapitolSearch(SearchPolicy):
         if len(k.living_others()) > 1 and not int(bot.params.get("quiet_bluffs", self.quiet_bluffs)):
             # A bluff the table hardly ever calls looks free in the rollouts (their seats call it as
             # seldom), so the search would take it where its prior does not: left to the prior.
-            out = [a for a in out if a is prior or CLAIM.get(a["type"], "") not in self.QUIET
+            out = [a for a in out if a == prior or CLAIM.get(a["type"], "") not in self.QUIET
                    or CLAIM[a["type"]] in k.hand]
         return out
 

@@ -197,6 +197,8 @@ class ISMCTSBot(Bot):
         if self.iterations < 1:
             raise ValueError("iterations must be at least 1")
         quick = params.get("quick")
+        if quick is not None and str(quick) not in ("0", "1"):
+            raise ValueError(f"quick must be 0 or 1, not {quick!r}")
         small = self.iterations <= self.quick_iterations or (
             self.seconds is not None and self.seconds <= self.quick_seconds
         )
