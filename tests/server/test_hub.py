@@ -211,3 +211,69 @@ def test_a_socket_that_does_not_read_is_dropped_by_what_it_holds_not_only_by_cou
         assert conn.closed and conn.queued_chars == 900_000  # refused, not queued
 
     asyncio.run(main())
+
+
+class SlowSocket:
+    """A far end whose transport is paused until ``drain`` (a client that stopped reading): a send
+    waits, as uvicorn's does on a paused transport. ``fail``: every send raises (the peer went)."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.texts: list[str] = []
+        self.paused: asyncio.Event | None = None
+        self.fail = fail
+        self.closed = False
+
+    async def send_text(self, text: str) -> None:
+        if self.fail:
+            raise OSError("the peer went away")
+        if self.paused is not None:
+            await self.paused.wait()
+        self.texts.append(text)
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+def test_a_message_to_an_idle_socket_is_written_at_once_and_a_paused_one_keeps_the_order() -> None:
+    async def main() -> None:
+        socket = SlowSocket()
+        conn = Connection(socket, "ROOM", None, ServerConfig())
+        conn.writer = asyncio.create_task(conn.run_writer())
+        await asyncio.sleep(0)  # the writer starts and waits
+        conn.send_text("1")
+        assert socket.texts == ["1"]  # written inside the call: no task woken for it
+        socket.paused = asyncio.Event()
+        conn.send_text("2")  # the transport is paused: this send waits as a task of its own
+        conn.send_text("3")  # and the next ones queue behind it
+        conn.send_text("4")
+        assert socket.texts == ["1"] and list(conn.queue) == ["3", "4"]
+        socket.paused.set()
+        for _ in range(100):
+            if len(socket.texts) == 4:
+                break
+            await asyncio.sleep(0)
+        assert socket.texts == ["1", "2", "3", "4"] and not conn.queue
+        socket.paused = None
+        await asyncio.sleep(0)
+        conn.send_text("5")
+        assert socket.texts[-1] == "5"
+        conn.close()
+        await asyncio.wait_for(conn.writer, 5)
+        assert socket.closed
+
+    asyncio.run(main())
+
+
+def test_a_message_written_at_once_to_a_socket_gone_closes_it() -> None:
+    async def main() -> None:
+        socket = SlowSocket(fail=True)
+        conn = Connection(socket, "ROOM", None, ServerConfig())
+        conn.writer = asyncio.create_task(conn.run_writer())
+        await asyncio.sleep(0)
+        conn.send_text("1")  # raises inside: the connection closes, nothing escapes to the caller
+        assert conn.closed
+        await asyncio.wait_for(conn.writer, 5)
+        conn.send_text("2")  # closed: dropped
+        assert not conn.queue
+
+    asyncio.run(main())

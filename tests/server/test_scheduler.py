@@ -5,6 +5,7 @@ nothing. No test sleeps on the wall clock: each advances the fake clock and wait
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -13,7 +14,7 @@ from conflictology.server.botpool import BotPool
 from conflictology.server.config import ServerConfig
 from conflictology.server.protocol import RoomSettings
 from conflictology.server.rooms import Room, RoomStatus
-from conflictology.server.scheduler import Scheduler
+from conflictology.server.scheduler import AtDeadline, Scheduler, WallClock, _running
 from room_helpers import capitol_room
 
 T0 = 1_000_000.0
@@ -109,6 +110,57 @@ def test_a_decision_clock_that_runs_out_plays_the_timeout_action_and_starts_the_
         # The next decision has its own clock, from the moment the last one ran out.
         assert after.deadline == table.clock.now() + after.settings.turn_seconds
         assert table.scheduler.tasks[table.code]["timer"][1] == after.seq
+        await table.close()
+
+    run(main)
+
+
+def test_a_wall_clock_deadline_waits_as_a_timer_handle_and_makes_its_task_only_when_due() -> None:
+    async def main() -> None:
+        made: list[bool] = []
+        done = asyncio.Event()
+
+        async def work() -> None:
+            made.append(_running(due))  # the work started from the handle is the running one
+            done.set()
+
+        answered = AtDeadline(3600.0, lambda: asyncio.create_task(work()))
+        assert not answered.done()
+        answered.cancel()  # a move answered the clock: no task was ever made
+        assert answered.done() and answered.task is None
+        due = AtDeadline(0.0, lambda: asyncio.create_task(work()))
+        await asyncio.wait_for(done.wait(), 60)
+        assert due.task is not None
+        await due.task
+        assert made == [True] and due.done()
+        due.cancel()  # after its task ended: nothing to cancel, nothing raised
+
+    run(main)
+
+
+def test_with_the_wall_clock_a_decision_clock_answered_in_time_makes_no_task_and_one_that_runs_out_plays() -> None:
+    async def main() -> None:
+        table = Table(capitol_room(time.time()))
+        table.scheduler.clock = WallClock()
+        room = table.room()
+        table.scheduler.schedule(room)
+        timer, seq = table.scheduler.tasks[table.code]["timer"]
+        assert isinstance(timer, AtDeadline) and timer.task is None and seq == room.seq
+        # Answered before its deadline: the next decision's clock replaces it, and it never ran. The
+        # next one is made to run out at once.
+        def answer(r: Room) -> None:
+            r.act(0, {"type": "income"}, r.seq, time.time())
+            r.deadline = time.time() + 0.05
+
+        await table.change(table.code, answer)
+        assert timer.done() and timer.task is None
+        # A clock that runs out plays the timeout action, as with any clock.
+        seq = table.room().seq
+        for _ in range(6000):  # waits on what it checks; bounded at a minute
+            if table.room().seq > seq:
+                break
+            await asyncio.sleep(0.01)
+        assert table.room().actions[-1]["by"] == "timeout"
         await table.close()
 
     run(main)

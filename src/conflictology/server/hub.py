@@ -18,8 +18,9 @@ import asyncio
 import contextlib
 import logging
 import time
+import types
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
 import msgspec
@@ -32,7 +33,7 @@ from conflictology.server.durability import SnapshotWriter
 from conflictology.server.messages import Left, Reaction, ServerMessage, encode
 from conflictology.server.protocol import CreateRoom, RoomSettings
 from conflictology.server.rooms import Room, RoomError, RoomStatus, new_code
-from conflictology.server.scheduler import Scheduler
+from conflictology.server.scheduler import Scheduler, Work
 from conflictology.server.security import TokenBucket
 from conflictology.server.store import Store
 
@@ -46,11 +47,29 @@ _encoder = msgspec.json.Encoder()
 FLOOD_REFUSALS = 200
 
 
+@types.coroutine
+def _resumed(waiting: Any, send: Coroutine[Any, Any, None]) -> Generator[Any, None, None]:
+    """The rest of a send that had to wait (``waiting``: what it yielded to the loop), as a task."""
+    try:
+        yield waiting
+        yield from send.__await__()
+    except BaseException:
+        send.close()
+        raise
+
+
+def _retrieved(task: asyncio.Future[None]) -> None:
+    if not task.cancelled():
+        task.exception()  # a failed send closes its connection; the reader sees the peer go
+
+
 class Connection:
-    """One WebSocket: a seat's (``seat_id``) or a spectator's (None). Outgoing messages go through a
-    queue drained by one writer task, so replies on one connection keep their order. (A deque and a
-    future the writer waits on when it is empty: every message of every move passes here, and an
-    asyncio.Queue cost 1.5-2 times as much a message; benchmarks/server.md, issue 28.)"""
+    """One WebSocket: a seat's (``seat_id``) or a spectator's (None). Outgoing messages keep their
+    order on a connection. A message to a socket with nothing waiting is written at once, inside the
+    call that sends it (the transport takes it without suspending, as a bare broadcast would: waking
+    a task per message cost about a fifth of a broadcast); otherwise it joins a queue drained by one
+    writer task. (A deque and a future the writer waits on when it is empty: an asyncio.Queue cost
+    1.5-2 times as much a message; benchmarks/server.md, issue 28.)"""
 
     def __init__(
         self,
@@ -72,6 +91,9 @@ class Connection:
         self.opened = time.monotonic()
         self.queue: deque[str | None] = deque()
         self._idle: asyncio.Future[None] | None = None  # what the writer waits on, while it waits
+        # A send written at once that had to wait after all (the client reads slowly): the writer
+        # waits for it before the queue's next message.
+        self._sending: asyncio.Future[None] | None = None
         self.closed = False
         self.max_queue = config.max_queue
         self.max_queue_chars = config.max_queue_chars
@@ -102,12 +124,30 @@ class Connection:
     def send_text(self, text: str) -> None:
         if self.closed:
             return
+        if self._idle is not None and self._sending is None and not self.queue:
+            self._send_now(text)
+            return
         if len(self.queue) >= self.max_queue or self.queued_chars + len(text) > self.max_queue_chars:
             # A client that does not read its messages is dropped rather than buffered forever.
             self.close()
             return
         self.queued_chars += len(text)
         self._put(text)
+
+    def _send_now(self, text: str) -> None:
+        """The writer is idle: the message is written now. uvicorn's send returns without suspending
+        unless the transport is paused for a client that does not read; then the rest of it runs
+        as a task, and the writer waits for that task before the next message."""
+        send = self.ws.send_text(text)
+        try:
+            waiting = send.send(None)
+        except StopIteration:
+            return
+        except Exception:  # the peer went away, as in the writer
+            self.close()
+            return
+        self._sending = sending = asyncio.ensure_future(_resumed(waiting, send))
+        sending.add_done_callback(_retrieved)
 
     def close(self) -> None:
         if not self.closed:
@@ -124,6 +164,10 @@ class Connection:
         queue = self.queue
         try:
             while True:
+                if self._sending is not None:
+                    await self._sending
+                    self._sending = None
+                    continue
                 if not queue:
                     self._idle = asyncio.get_running_loop().create_future()
                     await self._idle
@@ -166,7 +210,7 @@ class Hub:
         self.scheduler = Scheduler(config, self.backend, self.change, self.connected_seats, self.bot_pool)
 
     @property
-    def tasks(self) -> dict[str, dict[str, tuple[asyncio.Task[None], int]]]:
+    def tasks(self) -> dict[str, dict[str, tuple[Work, int]]]:
         """The scheduled work of each room (Scheduler.tasks)."""
         return self.scheduler.tasks
 

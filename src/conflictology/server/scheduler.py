@@ -57,6 +57,43 @@ class WallClock:
         await asyncio.sleep(seconds)
 
 
+class AtDeadline:
+    """Work that waits for a wall-clock deadline (the decision clock): a timer handle on the event
+    loop until then, and its task only once the deadline has come. Nearly every clock is answered
+    before it runs out, one a move: a task for each cost its creation, a step to start waiting and
+    a step to be cancelled, where a handle costs one cancelled entry in the loop's heap."""
+
+    __slots__ = ("_handle", "task")
+
+    def __init__(self, delay: float, start: Callable[[], asyncio.Task[None]]) -> None:
+        self.task: asyncio.Task[None] | None = None
+        loop = asyncio.get_running_loop()
+        self._handle: asyncio.TimerHandle | None = loop.call_later(delay, self._start, start)
+
+    def _start(self, start: Callable[[], asyncio.Task[None]]) -> None:
+        self._handle = None
+        self.task = start()
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        elif self.task is not None:
+            self.task.cancel()
+
+    def done(self) -> bool:
+        return self._handle is None and (self.task is None or self.task.done())
+
+
+Work = asyncio.Task[None] | AtDeadline
+
+
+def _running(work: Work) -> bool:
+    """Whether ``work`` is what runs now (scheduling from inside a room's own work must not cancel it)."""
+    current = asyncio.current_task()
+    return work is current or (isinstance(work, AtDeadline) and work.task is current)
+
+
 class Scheduler:
     """Per room: named tasks ("timer", "hold", "bot:<seat>", "grace:<seat id>"), each with the seq
     it answers."""
@@ -79,7 +116,7 @@ class Scheduler:
         self.clock: Clock = clock or WallClock()
         # Bot delays and seeds (its own generator: the global one belongs to the host program).
         self._rng = rng or random.Random()
-        self.tasks: dict[str, dict[str, tuple[asyncio.Task[None], int]]] = {}
+        self.tasks: dict[str, dict[str, tuple[Work, int]]] = {}
 
     def drop(self, code: str) -> None:
         """A room removed: nothing more runs for it."""
@@ -92,11 +129,19 @@ class Scheduler:
                 task.cancel()
         self.tasks.clear()
 
-    def _start_task(self, code: str, key: str, work: Callable[[], Awaitable[None]], seq: int = 0) -> None:
+    def _start_task(
+        self, code: str, key: str, work: Callable[[], Awaitable[None]], seq: int = 0, at: float | None = None
+    ) -> None:
+        """``at``: the work waits for that wall-clock time first (with the real clock, as a timer
+        handle: see :class:`AtDeadline`)."""
         tasks = self.tasks.setdefault(code, {})
         old = tasks.get(key)
-        if old is not None and old[0] is not asyncio.current_task():
+        if old is not None and not _running(old[0]):
             old[0].cancel()
+        if at is not None and isinstance(self.clock, WallClock):
+            delay = max(0.0, at - self.clock.now() + 0.005)
+            tasks[key] = (AtDeadline(delay, lambda: asyncio.create_task(self._until_done(work))), seq)
+            return
         tasks[key] = (asyncio.create_task(self._until_done(work)), seq)
 
     @staticmethod
@@ -116,7 +161,7 @@ class Scheduler:
     def _cancel(self, code: str, key: str) -> None:
         tasks = self.tasks.get(code, {})
         entry = tasks.pop(key, None)
-        if entry is not None and entry[0] is not asyncio.current_task():
+        if entry is not None and not _running(entry[0]):
             entry[0].cancel()
 
     def schedule(self, room: Room) -> None:
@@ -126,7 +171,7 @@ class Scheduler:
         if not self.backend.owns(code):
             # Another process runs this room's clocks and bots (its lease in the shared backend).
             for task, _ in self.tasks.pop(code, {}).values():
-                if task is not asyncio.current_task():
+                if not _running(task):
                     task.cancel()
             return
         tasks = self.tasks.setdefault(code, {})
@@ -136,7 +181,8 @@ class Scheduler:
         if playing and room.deadline is not None:
             if timer is None or timer[1] != room.seq or timer[0].done():
                 # Bound now: the room object may change before a retry.
-                self._start_task(code, "timer", partial(self._timer, code, room.seq, room.deadline), room.seq)
+                timer_work = partial(self._timer, code, room.seq, room.deadline)
+                self._start_task(code, "timer", timer_work, room.seq, at=room.deadline)
         elif timer is not None:
             self._cancel(code, "timer")
         # The end of a hold, or of the host's pause (which lasts at most the room's pause_seconds).
