@@ -58,23 +58,26 @@ def play(cell: str, warmup: int, count: int) -> int:
     return sum(one() for _ in range(count))
 
 
-def instructions(cell: str, warmup: int, count: int) -> tuple[int, int]:
-    """One callgrind run of the child: (instructions executed, decisions of the counted games)."""
+def callgrind(argv: list[str]) -> tuple[int, str]:
+    """One run of ``argv`` under callgrind: (instructions executed, what it printed)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
         done = subprocess.run(
-            [
-                "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                sys.executable, "-m", "benchmarks.engine_instructions",
-                "--play", cell, str(warmup), str(count),
-            ],
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
             capture_output=True, text=True, check=True,
             env={**os.environ, "PYTHONHASHSEED": "0"},  # the same hashes, so the same dict probes
-        )
+        )  # fmt: skip
         found = re.search(r"Collected : (\d+)", done.stderr)
         if found is None:
             raise RuntimeError(f"no instruction count from callgrind:\n{done.stderr}")
-        return int(found.group(1)), int(done.stdout.strip())
+        return int(found.group(1)), done.stdout
+
+
+def instructions(cell: str, warmup: int, count: int) -> tuple[int, int]:
+    """One callgrind run of the child: (instructions executed, decisions of the counted games)."""
+    argv = [sys.executable, "-m", "benchmarks.engine_instructions", "--play", cell, str(warmup), str(count)]
+    total, printed = callgrind(argv)
+    return total, int(printed.strip())
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks.hub_moves --rooms 100 --moves 20000 [--v1] [--profile FILE]
     .venv/bin/python -m benchmarks.hub_moves --moves 20000 --game-only
+    .venv/bin/python -m benchmarks.hub_moves --instructions 1000 3000
 
 A hub on a throwaway SQLite file (rooms in memory, as ``serve``) with ``--rooms`` rooms of four
 seats, each seat's socket a stand-in that takes its texts and drops them; every room's seats play
@@ -15,6 +16,12 @@ cProfile's top functions by their own time.
 clone, the awaited seats' legal actions and clock kinds, the four seats' views and legal actions,
 the state's JSON) and nothing else: the game's share of a move.
 
+``--instructions A B`` runs it twice under valgrind's callgrind, with ``A`` and then ``B`` moves
+after the same warm-up, and prints the difference of the two totals per move of the difference:
+instructions, which the machine's load does not move (CPU time here moves by ±10-15 % from one run
+to the next on a quiet machine), for an A/B of two trees (``PYTHONPATH=that/tree/src``). The rooms'
+batches still form by time, so two runs of one tree differ by a few tenths of a percent.
+
 benchmarks/server_floor.py measures the whole server against the transport floor; this one says
 how much of it is the server's own, and how much the game's.
 """
@@ -27,6 +34,8 @@ import cProfile
 import io
 import pstats
 import random
+import re
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -121,7 +130,7 @@ async def main_async(args: argparse.Namespace) -> None:
             await hub.attach(Connection(Sink(), code, seat.id, hub.config, deltas=not args.v1))
         await hub.change(code, lambda r: r.start(time.time()))
     rng = random.Random(1)
-    warm = [args.moves // 5]
+    warm = [args.moves // 5 if args.warmup is None else args.warmup]
     await asyncio.gather(*(play(hub, c, rng, warm) for c in codes))
     profile = cProfile.Profile() if args.profile else None
     budget = [args.moves]
@@ -149,6 +158,27 @@ async def main_async(args: argparse.Namespace) -> None:
         profile.dump_stats(args.profile + ".prof")
 
 
+def instructions_per_move(args: argparse.Namespace) -> None:
+    from benchmarks.engine_instructions import callgrind
+
+    warmup = args.warmup if args.warmup is not None else 200
+    runs = []
+    for moves in args.instructions:
+        argv = [sys.executable, "-m", "benchmarks.hub_moves", "--rooms", str(args.rooms)]
+        argv += ["--moves", str(moves)]
+        argv += ["--warmup", str(warmup), *(["--v1"] if args.v1 else [])]
+        total, printed = callgrind(argv)
+        counted = re.search(r"(\d+) moves:", printed)
+        if counted is None:
+            raise RuntimeError(f"no move count in {printed!r}")
+        runs.append((total, int(counted.group(1))))
+    (low, low_moves), (high, high_moves) = runs
+    print(
+        f"{(high - low) / (high_moves - low_moves):,.0f} instructions per move "
+        f"({high_moves - low_moves} moves between runs of {low_moves} and {high_moves}, warm-up {warmup})"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rooms", type=int, default=100)
@@ -156,8 +186,16 @@ def main() -> None:
     ap.add_argument("--v1", action="store_true", help="whole views (protocol v1), not log deltas")
     ap.add_argument("--profile", help="cProfile's top functions by own time here (and FILE.prof)")
     ap.add_argument("--top", type=int, default=40)
+    ap.add_argument("--warmup", type=int, help="moves played before the count (default: a fifth of --moves)")
+    ap.add_argument(
+        "--instructions", nargs=2, type=int, metavar=("A", "B"),
+        help="instructions per move under callgrind, from runs of A and B moves",
+    )  # fmt: skip
     ap.add_argument("--game-only", action="store_true", help="only what the server asks of the game per move")
     args = ap.parse_args()
+    if args.instructions:
+        instructions_per_move(args)
+        return
     tune_gc()  # as `serve` does
     if args.game_only:
         game_only(args)
