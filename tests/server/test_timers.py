@@ -138,3 +138,42 @@ def test_state_messages_say_whose_clock_ran_out_and_nothing_more() -> None:
     assert room.actions[-1]["by"] == "timeout"
     assert set(msg["timeouts"][0]) == {"seq", "seat"}
 
+
+
+def test_the_timeouts_named_are_the_games_own_after_a_copy_a_restart_and_a_rematch() -> None:
+    """The timeouts a message names are kept as they are recorded (a pass over a long game's actions
+    at every move cost the server more the longer the game): they must be what the actions say, the
+    last ``TIMEOUTS_SHOWN`` of them, in a copy and in a room restored from its snapshot, and none
+    after a rematch."""
+
+    def scanned(room: Room) -> list[dict[str, int]]:
+        found = [{"seq": a["seq"], "seat": a["seat"]} for a in room.actions if a["by"] == "timeout"]
+        return found[-master.TIMEOUTS_SHOWN :]
+
+    rng = random.Random(7)
+    t = 1000.0
+    room = capitol_room(t)
+    def count() -> int:
+        return sum(a["by"] == "timeout" for a in room.actions)
+
+    while room.status is RoomStatus.PLAYING and count() <= master.TIMEOUTS_SHOWN:
+        assert room.state is not None
+        t += 1
+        if rng.random() < 0.8 and room.deadline is not None:
+            room.expire(room.deadline + 0.1)
+        else:
+            seat = sorted(room.state.waiting_for())[0]
+            room.act(seat, rng.choice(room.state.legal_actions(seat)), room.seq, t)
+        restored = Room.restore(msgspec.json.decode(msgspec.json.encode(room.snapshot())))
+        for shown in (room, room.copy(), restored):
+            assert wire(master.message_for(shown, 1, set()))["timeouts"] == scanned(room)
+    # More timeouts than a message names: the oldest fell off the list.
+    assert count() > master.TIMEOUTS_SHOWN
+    while room.status is RoomStatus.PLAYING:  # to the end, then a rematch
+        assert room.state is not None
+        seat = sorted(room.state.waiting_for())[0]
+        room.act(seat, rng.choice(room.state.legal_actions(seat)), room.seq, t)
+    room.rematch()
+    assert room.timed_out == []
+    room.start(t + 1)
+    assert wire(master.message_for(room, 1, set()))["timeouts"] == []

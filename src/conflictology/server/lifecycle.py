@@ -77,6 +77,7 @@ class RoomFields:
     state: GameState | None
     initial_json: str | None
     actions: list[dict[str, Any]]
+    timed_out: list[tuple[int, int]]
     started: float | None
     finished: float | None
     deadline: float | None

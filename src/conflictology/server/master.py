@@ -40,14 +40,7 @@ def timeouts(room: Room, last: int = TIMEOUTS_SHOWN) -> list[Timeout]:
     """Whose clock ran out in this game, newest last: the state each timeout action made (``seq``)
     and the seat. Public, as the clock was; the action itself is told by the game's log (an
     action's own fields may be private: the cards an exchange keeps)."""
-    out: list[Timeout] = []
-    for a in reversed(room.actions):  # the newest first: a long game's list is read only that far
-        if a["by"] == "timeout":
-            out.append(Timeout(a["seq"], a["seat"]))
-            if len(out) == last:
-                break
-    out.reverse()
-    return out
+    return [Timeout(seq, seat) for seq, seat in room.timed_out[-last:]]
 
 
 def pause(room: Room) -> Pause | None:

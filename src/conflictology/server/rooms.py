@@ -148,6 +148,10 @@ class Room(Seats, Clocks, Snapshots):
     # that have held the clock in this game (once each).
     pause: dict[str, Any] | None = None
     holds: list[str] = field(default_factory=list)
+    # The (seq, seat) of each timeout action in ``actions``, kept as they are recorded: every message
+    # names the last ones (master.timeouts), and finding them in the actions took a pass over the
+    # whole game at every move. Derived: not saved (``restore`` finds them again).
+    timed_out: list[tuple[int, int]] = field(default_factory=list, compare=False, repr=False)
     # Whose share of the bot workers the room's bots take (server/botshares.py): an opaque label of
     # the address that made it; None for a room saved before rooms kept one. Never shown.
     creator: str | None = None
@@ -311,6 +315,7 @@ class Room(Seats, Clocks, Snapshots):
         self.state = state
         self.initial_json = state.to_json()
         self.actions = []
+        self.timed_out = []
         self.game_id = uuid.uuid4().hex
         self.status = RoomStatus.PLAYING
         self.started = now
@@ -324,6 +329,8 @@ class Room(Seats, Clocks, Snapshots):
 
     def _record(self, seat: int, action: Action, by: str) -> None:
         self.actions.append({"seq": self.seq, "seat": seat, "action": action, "by": by})
+        if by == "timeout":
+            self.timed_out.append((self.seq, seat))
 
     def act(self, seat: int, action: Any, seq: int | None, now: float, by: str = "player") -> None:
         """Apply one action for ``seat``; refused (nothing changes) if stale, not awaited or illegal."""
@@ -430,6 +437,7 @@ class Room(Seats, Clocks, Snapshots):
         self.state = None
         self.initial_json = None
         self.actions = []
+        self.timed_out = []
         self.game_id = None
         self.deadline = None
         self.deadline_kind = None
@@ -459,6 +467,7 @@ class Room(Seats, Clocks, Snapshots):
             state=game.from_json(data["state"]) if data["state"] is not None else None,
             initial_json=data["initial"],
             actions=list(data["actions"]),
+            timed_out=[(a["seq"], a["seat"]) for a in data["actions"] if a["by"] == "timeout"],
             started=data["started"],
             finished=data["finished"],
             deadline=data["deadline"],

@@ -63,6 +63,7 @@ class Snapshots(RoomFields):
         room.options = dict(self.options)
         room.seats = [copy_seat(s) for s in self.seats]
         room.actions = list(self.actions)
+        room.timed_out = list(self.timed_out)
         room.decision = dict(self.decision)
         room.past_games = list(self.past_games)
         room.pause = None if self.pause is None else dict(self.pause)
