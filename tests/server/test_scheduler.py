@@ -138,7 +138,7 @@ def test_a_wall_clock_deadline_waits_as_a_timer_handle_and_makes_its_task_only_w
     run(main)
 
 
-def test_with_the_wall_clock_a_decision_clock_answered_in_time_makes_no_task_and_one_that_runs_out_plays() -> None:
+def test_a_wall_clock_decision_clock_answered_in_time_makes_no_task_and_one_run_out_plays() -> None:
     async def main() -> None:
         table = Table(capitol_room(time.time()))
         table.scheduler.clock = WallClock()
