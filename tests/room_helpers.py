@@ -19,6 +19,7 @@ def capitol_room(now: float, **settings: object) -> Room:
     # The same table, dealt from a known deck (start() shuffles with a fresh seed).
     room.state = games.get("capitol").new_game(3, seed=1, options=room.options, deck=DECK)
     room.initial_json = room.state.to_json()
+    room.saved_state = None  # the state saved at the start was the one replaced
     room.decision = {}
     room._after_state_change(now, force_new_clock=True)
     return room

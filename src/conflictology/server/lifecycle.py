@@ -78,6 +78,7 @@ class RoomFields:
     initial_json: str | None
     actions: list[dict[str, Any]]
     timed_out: list[tuple[int, int]]
+    saved_state: tuple[int, str] | None
     started: float | None
     finished: float | None
     deadline: float | None

@@ -41,8 +41,10 @@ _encoder = msgspec.json.Encoder()
 
 
 def _without_log(room: Room) -> bytes:
-    """The room's snapshot without what the log key and the ``initial`` field hold."""
-    snapshot = room.snapshot()
+    """The room's snapshot without what the log key and the ``initial`` field hold. Its game state is
+    the state now: every process reads a shared room again at each change of it, and would apply
+    the actions after an older state each time."""
+    snapshot = room.snapshot(state_every=1)
     del snapshot["actions"], snapshot["initial"]
     return _encoder.encode(snapshot)
 

@@ -152,6 +152,11 @@ class Room(Seats, Clocks, Snapshots):
     # names the last ones (master.timeouts), and finding them in the actions took a pass over the
     # whole game at every move. Derived: not saved (``restore`` finds them again).
     timed_out: list[tuple[int, int]] = field(default_factory=list, compare=False, repr=False)
+    # The game state's JSON as last saved, and the length of ``actions`` it was taken at: a snapshot
+    # carries it until STATE_EVERY more actions (snapshots.py); None: taken at the next snapshot.
+    # The state changes only by start, act, expire and rematch, which keep it true; anything else
+    # that replaces the state must set it to None.
+    saved_state: tuple[int, str] | None = field(default=None, compare=False, repr=False)
     # Whose share of the bot workers the room's bots take (server/botshares.py): an opaque label of
     # the address that made it; None for a room saved before rooms kept one. Never shown.
     creator: str | None = None
@@ -316,6 +321,7 @@ class Room(Seats, Clocks, Snapshots):
         self.initial_json = state.to_json()
         self.actions = []
         self.timed_out = []
+        self.saved_state = (0, self.initial_json)
         self.game_id = uuid.uuid4().hex
         self.status = RoomStatus.PLAYING
         self.started = now
@@ -438,6 +444,7 @@ class Room(Seats, Clocks, Snapshots):
         self.initial_json = None
         self.actions = []
         self.timed_out = []
+        self.saved_state = None
         self.game_id = None
         self.deadline = None
         self.deadline_kind = None
@@ -451,6 +458,10 @@ class Room(Seats, Clocks, Snapshots):
     @classmethod
     def restore(cls, data: Mapping[str, Any]) -> Room:
         game = games.get(data["game"])
+        actions = list(data["actions"])
+        state, saved = None, None
+        if data["state"] is not None:
+            state, saved = _replayed(game, data["state"], data.get("state_at"), actions)
         room = cls(
             code=data["code"],
             game_name=data["game"],
@@ -464,10 +475,11 @@ class Room(Seats, Clocks, Snapshots):
             version=data["version"],
             seq=data["seq"],
             game_id=data["game_id"],
-            state=game.from_json(data["state"]) if data["state"] is not None else None,
+            state=state,
             initial_json=data["initial"],
-            actions=list(data["actions"]),
-            timed_out=[(a["seq"], a["seat"]) for a in data["actions"] if a["by"] == "timeout"],
+            actions=actions,
+            timed_out=[(a["seq"], a["seat"]) for a in actions if a["by"] == "timeout"],
+            saved_state=saved,
             started=data["started"],
             finished=data["finished"],
             deadline=data["deadline"],
@@ -489,3 +501,21 @@ class Room(Seats, Clocks, Snapshots):
                 seat.name = seat.name.replace(f"({seat.level})", f"({level})")
                 seat.level = level
         return room
+
+
+def _replayed(
+    game: Game, state_json: str, at: int | None, actions: list[dict[str, Any]]
+) -> tuple[GameState, tuple[int, str]]:
+    """A saved game state brought up to date: the state as saved, then the actions recorded after
+    it (``at``: how many had been recorded then; absent from snapshots that saved the state at every
+    change), applied as they were. The engine is deterministic (its random generator is in the
+    state), so this is the state that was shown."""
+    if at is None:
+        at = len(actions)
+    if type(at) is not int or not 0 <= at <= len(actions):
+        raise ValueError(f"a saved state taken after action {at!r} of {len(actions)}")
+    state = game.from_json(state_json)
+    for record in actions[at:]:
+        state.apply(record["seat"], record["action"])
+    return state, (at, state_json)
+

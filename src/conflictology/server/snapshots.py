@@ -12,6 +12,9 @@ import msgspec
 from conflictology.server.lifecycle import RoomFields, Seat
 from conflictology.server.seats import copy_seat
 
+# At most this many actions are applied again when a room is loaded (its state saved that far back).
+STATE_EVERY = 32
+
 
 def player_entry(seat: int, s: Seat) -> dict[str, Any]:
     """A player of an archived game: a bot with its number and whether it was a mystery (its level,
@@ -64,15 +67,18 @@ class Snapshots(RoomFields):
         room.seats = [copy_seat(s) for s in self.seats]
         room.actions = list(self.actions)
         room.timed_out = list(self.timed_out)
+        # (saved_state, a tuple, is shared as it is)
         room.decision = dict(self.decision)
         room.past_games = list(self.past_games)
         room.pause = None if self.pause is None else dict(self.pause)
         room.holds = list(self.holds)
         return room
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self, state_every: int = STATE_EVERY) -> dict[str, Any]:
+        """``state_every``: see ``_saved_state`` (1: the state as it is now)."""
         # Containers are copied: a snapshot may be encoded on another thread while the room changes
         # (a move appended to the live log must not land in an older snapshot).
+        state, state_at = self._saved_state(state_every)
         return {
             "code": self.code,
             "game": self.game_name,
@@ -86,7 +92,8 @@ class Snapshots(RoomFields):
             "version": self.version,
             "seq": self.seq,
             "game_id": self.game_id,
-            "state": self.state.to_json() if self.state is not None else None,
+            "state": state,
+            "state_at": state_at,
             "initial": self.initial_json,
             "actions": list(self.actions),
             "started": self.started,
@@ -101,3 +108,19 @@ class Snapshots(RoomFields):
             "holds": list(self.holds),
             "creator": self.creator,
         }
+
+    def _saved_state(self, every: int) -> tuple[str | None, int]:
+        """The game state a snapshot carries, and how many actions had been recorded when it was
+        taken: the one taken last while fewer than ``every`` actions came after it (a restore
+        applies those again: ``rooms._replayed``), else the state now. Taking the state's JSON was
+        a tenth of the server's own work a move, and grew with the game's log; the actions after it
+        are saved with every change anyway (the store's action log)."""
+        if self.state is None:
+            return None, 0
+        saved = self.saved_state
+        done = len(self.actions)
+        due = saved is None or not 0 <= done - saved[0] < every or self.state.is_over()
+        if saved is None or (due and saved[0] != done):
+            saved = self.saved_state = (done, self.state.to_json())
+        return saved[1], saved[0]
+
