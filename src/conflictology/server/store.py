@@ -347,8 +347,10 @@ class Store:
                     self._logs[code] = _Log(code, snapshot.get("game_id"), actions, count)
                 else:
                     # Rows missing under a committed snapshot (the table changed by hand, a partial
-                    # restore of a backup): the room plays on; its replay lacks what is missing, and
-                    # the log is written whole at its next save (the store does not know it).
+                    # restore of a backup): the room plays on from its saved state and the moves
+                    # there are after it (a state saved after more moves than are left cannot be
+                    # rebuilt: Room.restore refuses it, and the hub names the room in its log); its
+                    # replay lacks what is missing, and the log is written whole at its next save.
                     log.warning(
                         "room %s: %d of its %d logged actions are missing", code, count - len(stored), count
                     )
