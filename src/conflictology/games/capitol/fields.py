@@ -35,6 +35,8 @@ Key = tuple[str, str | None, Any]
 
 # Every seat a table can have, as a decision's ``targets`` whose aimed keys are its own.
 ANY_SEAT: tuple[bool, ...] = (True,) * MAX_PLAYERS
+# The ``others`` of every decision but a turn: none (only ever read).
+NO_OTHERS: list[int] = []
 
 
 class Choices:
@@ -43,7 +45,7 @@ class Choices:
     dict; and the same templates in that order (what legal_actions copies out). Slots, not a
     NamedTuple: a slot is read by a specialised instruction, a NamedTuple's field by a lookup."""
 
-    __slots__ = ("actions", "aimed", "bare", "keys", "targets")
+    __slots__ = ("actions", "aimed", "bare", "keys", "others", "targets")
 
     def __init__(
         self,
@@ -51,6 +53,7 @@ class Choices:
         bare: dict[str, Key] | None = None,
         aimed: dict[str, tuple[str, dict[Any, Key]]] | None = None,
         targets: tuple[bool, ...] = ANY_SEAT,
+        others: list[int] = NO_OTHERS,
     ) -> None:
         self.keys = keys
         self.actions: tuple[Action, ...] = tuple(keys.values())
@@ -65,6 +68,9 @@ class Choices:
         self.bare = bare
         self.aimed = aimed
         self.targets = targets
+        # A turn's: the other seats alive, in seat order, whom its character actions' challenge
+        # window awaits (``rules._on_turn`` copies it; only read). None but a turn's have any.
+        self.others = others
 
 
 def by_type(keys: Iterable[Key]) -> tuple[dict[str, Key], dict[str, tuple[str, dict[Any, Key]]]]:

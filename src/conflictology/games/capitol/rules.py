@@ -60,6 +60,9 @@ _CARD_ACTION: dict[Phase, str] = {LOSE: "lose", RETURN: "return", SHOW: "show"}
 # fees the purse covers, the hand...), so they are made once per situation (the memos below) and
 # shared by every state in it: read-only, and a template is copied out, never handed out.
 NO_CHOICES = Choices({})
+# The last seat asked once an action is applied: an int no caller holds (``choices`` finds the last
+# seat's choices by identity), so ``_legal`` need not be reset: one store less a decision.
+_NOBODY: Final = -(1 << 64)
 
 
 def action_of(k: Key) -> Action:
@@ -83,8 +86,9 @@ def _choices_of(keys: list[Key]) -> Choices:
 
 def choices(s: CapitolFields, seat: int) -> Choices:
     """The choices of ``seat`` (none if not awaited), kept for the last seat asked."""
-    # By identity: ``_lseat`` is only ever -1 (with no choices) or the very int the choices were made
-    # for, so True is never taken for seat 1; an equal int that is another object only misses.
+    # By identity: ``_lseat`` is only ever -1 (with no choices), ``_NOBODY`` (an action applied since)
+    # or the very int the choices were made for, so True is never taken for seat 1; an equal int that
+    # is another object only misses.
     if seat is s._lseat:
         return s._legal
     if type(seat) is not int or seat not in s.awaiting:
@@ -189,9 +193,9 @@ def _exchange_choices(pool: tuple[str, ...], keep: int) -> Choices:
     return _choices_of([("keep", "cards", c) for c in dict.fromkeys(combinations(pool, keep))])
 
 
-# A turn's situation: the seat, who is alive (2**9 others at ten seats), whether the purse forces a
-# Scandal, covers one, covers a Hack, and a small variant's absent actions.
-Turn = tuple[int, tuple[bool, ...], bool, bool, bool, frozenset[str]]
+# A turn's situation: the seat, who is alive (2**9 others at ten seats), the purse's class (``_PURSE``),
+# whether the table forces a Scandal at $10M, and a small variant's absent actions.
+Turn = tuple[int, tuple[bool, ...], int, bool, frozenset[str]]
 
 # The turns' choices by situation, looked up by a dict subscript (a third of a playout's decisions;
 # an ``lru_cache``'s call and bookkeeping cost about 160 instructions more) and emptied when full, so
@@ -203,11 +207,7 @@ _TURNS_KEPT: Final = 4096
 def _turn_of(s: CapitolFields, seat: int) -> Choices:
     """The choices of ``seat``'s turn, by its situation: who is alive, and what its purse forces or
     affords (ruling 4: a Scandal forced at ``FORCED_SCANDAL_AT``; ruling 10: the fees)."""
-    money = s.money[seat]
-    turn = (
-        seat, tuple(s.alive), s.opt_forced and money >= _FORCED_AT, money >= _SCANDAL_FEE,
-        money >= _HACKER_FEE, s.opt_absent,
-    )
+    turn = (seat, tuple(s.alive), _PURSE[s.money[seat]], s.opt_forced, s.opt_absent)
     legal = _TURNS.get(turn)
     return _turn_choices(turn) if legal is None else legal
 
@@ -221,17 +221,20 @@ def _turn_choices(turn: Turn) -> Choices:
 
 
 def _new_turn_choices(
-    seat: int, alive: tuple[bool, ...], forced: bool, scandal: bool, hacker: bool, absent: frozenset[str]
+    seat: int, alive: tuple[bool, ...], purse: int, forced_option: bool, absent: frozenset[str]
 ) -> Choices:
     # Made from the entries each action has once (``_entry``), the targets picked by ``compress`` over
     # who else is alive: at ten seats a turn has 10 * 2**9 * 4 situations, too many to keep them all,
     # and random play meets one not kept at about 30 % of its turns (benchmarks/README.md).
     others = [*alive]
     others[seat] = False
-    if forced:
+    seats = [*compress(_SEATS, others)]  # whom a character action's challenge window awaits
+    scandal = purse >= _COVERS_SCANDAL
+    hacker = purse >= _COVERS_HACK
+    if forced_option and purse == _FORCED:
         # Ruling 4: checked when the turn starts, before anything else.
         targets = (*others, *_NO_SEATS[len(others) :])
-        return Choices(dict(compress(_AIMED["scandal"], others)), {}, _FORCED_AIMED, targets)
+        return Choices(dict(compress(_AIMED["scandal"], others)), {}, _FORCED_AIMED, targets, seats)
     entries = [_entry(("income", None, None)), _entry(("foreign_aid", None, None))]
     if scandal:
         entries += compress(_AIMED["scandal"], others)
@@ -243,9 +246,11 @@ def _new_turn_choices(
     entries += compress(_AIMED["police_investigate"], others)
     entries.append(_entry(("police_swap", None, None)))
     if absent:
-        return Choices(dict([e for e in entries if e[0][0] not in absent]))
+        legal = Choices(dict([e for e in entries if e[0][0] not in absent]))
+        legal.others = seats
+        return legal
     targets = (*others, *_NO_SEATS[len(others) :])
-    return Choices(dict(entries), _TURN_BARE, _TURN_AIMED[scandal, hacker], targets)
+    return Choices(dict(entries), _TURN_BARE, _TURN_AIMED[scandal, hacker], targets, seats)
 
 
 # Each turn action with a target, its entry for every seat a table can have.
@@ -272,6 +277,17 @@ _TURN_AIMED: Final = {
 }
 _FORCED_AIMED: Final = {"scandal": _AIMED_BY_SEAT["scandal"]}
 _NO_SEATS: Final = (False,) * data.MAX_PLAYERS
+
+# A purse's class, by the money in it (ruling 4: a Scandal forced at ``FORCED_SCANDAL_AT``; ruling 10:
+# the fees): an index into a tuple costs less than three comparisons. No purse holds more than the
+# biggest table's money (``check_invariants``).
+_COVERS_HACK: Final = 1
+_COVERS_SCANDAL: Final = 2
+_FORCED: Final = 3
+_PURSE: Final = tuple(
+    _FORCED if m >= _FORCED_AT else (m >= _SCANDAL_FEE) + (m >= _HACKER_FEE)
+    for m in range(max(map(data.treasury_total, range(2, data.MAX_PLAYERS + 1))) + 1)
+)
 
 
 def only_choice(hand: list[str]) -> str | None:
@@ -319,8 +335,7 @@ def apply(s: CapitolFields, seat: int, action: Any) -> None:
                         k = by_value.get(tuple(sorted(value)))
     if k is None:
         _refuse(s, seat, legal, None, action)
-    s._lseat = -1
-    s._legal = NO_CHOICES  # so that -1, not a seat, never finds the last seat's choices
+    s._lseat = _NOBODY  # no seat finds these choices again; the handler may still read them
     s.moves += 1
     _ON_PHASE[s.phase](s, seat, k)
 
@@ -333,8 +348,7 @@ def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
     legal = s._legal if seat is s._lseat else choices(s, seat)
     if k is None or k not in legal.keys:
         _refuse(s, seat, legal, k, action)
-    s._lseat = -1
-    s._legal = NO_CHOICES  # so that -1, not a seat, never finds the last seat's choices
+    s._lseat = _NOBODY  # no seat finds these choices again; the handler may still read them
     s.moves += 1
     _ON_PHASE[s.phase](s, seat, k)
 
@@ -485,10 +499,9 @@ def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
         s.claim = claim
         s.honesty = s.honesty << 1 | (claim in s.hidden[seat])
         s.phase = CHALLENGE
-        # _others_alive written out: every character action opens a window.
-        others = [*compress(_SEATS, s.alive)]
-        others.remove(seat)  # the actor is alive: it is their turn
-        s.awaiting = others
+        # Every other seat alive: the turn's choices list them (``apply`` leaves the choices of the
+        # decision it applies in ``_legal`` while it runs), a copy costing less than a new list.
+        s.awaiting = s._legal.others.copy()
         if s.passed:
             s.passed = []
 
