@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from itertools import combinations, compress
 from typing import Any, Final, NoReturn
 
@@ -133,7 +133,22 @@ _HACKER_FEE: Final = data.COST["hacker"]
 
 def legal_keys(s: CapitolFields, seat: int) -> list[Key]:
     """The legal actions' keys for ``seat`` ([] if not awaited)."""
-    return list(choices(s, seat).keys)
+    return list(keys_of(choices(s, seat)))
+
+
+def keys_of(legal: Choices) -> Mapping[Key, Action]:
+    """``legal.keys``, made from the templates the first time for a turn's choices (``Choices``)."""
+    keys = legal.keys
+    if keys is None:
+        keys = legal.keys = {_template_key(a): a for a in legal.actions}
+    return keys
+
+
+def _template_key(action: Action) -> Key:
+    k = key_of(action)
+    if k is None:
+        raise ValueError(f"not an action template: {action!r}")
+    return k
 
 
 def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
@@ -158,7 +173,7 @@ def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
     else:
         legal = choices(s, seat)
     if phase is EXCHANGE:
-        return [{"type": "keep", "cards": list(cards)} for _, _, cards in legal.keys]
+        return [{"type": "keep", "cards": list(cards)} for _, _, cards in keys_of(legal)]
     actions = legal.actions
     if len(actions) == 2:
         # Most other decisions have two actions (pass or block, a card of two, keep or redraw): two
@@ -223,39 +238,40 @@ def _turn_choices(turn: Turn) -> Choices:
 def _new_turn_choices(
     seat: int, alive: tuple[bool, ...], purse: int, forced_option: bool, absent: frozenset[str]
 ) -> Choices:
-    # Made from the entries each action has once (``_entry``), the targets picked by ``compress`` over
-    # who else is alive: at ten seats a turn has 10 * 2**9 * 4 situations, too many to keep them all,
-    # and random play meets one not kept at about 30 % of its turns (benchmarks/README.md).
+    # Made from the templates each action has once (``_entry``), the targets picked by ``compress``
+    # over who else is alive: at ten seats a turn has 10 * 2**9 * 4 situations, too many to keep them
+    # all, and random play meets one not kept at about one turn in ten (benchmarks/README.md). Their
+    # keys are made only if asked for (``keys_of``).
     others = [*alive]
     others[seat] = False
     seats = [*compress(_SEATS, others)]  # whom a character action's challenge window awaits
     scandal = purse >= _COVERS_SCANDAL
     hacker = purse >= _COVERS_HACK
+    targets = (*others, *_NO_SEATS[len(others) :])
     if forced_option and purse == _FORCED:
         # Ruling 4: checked when the turn starts, before anything else.
-        targets = (*others, *_NO_SEATS[len(others) :])
-        return Choices(dict(compress(_AIMED["scandal"], others)), {}, _FORCED_AIMED, targets, seats)
-    entries = [_entry(("income", None, None)), _entry(("foreign_aid", None, None))]
+        forced = (*compress(_AIMED["scandal"], others),)
+        return Choices(None, {}, _FORCED_AIMED, targets, seats, forced)
+    actions = [_BARE["income"], _BARE["foreign_aid"]]
     if scandal:
-        entries += compress(_AIMED["scandal"], others)
-    entries.append(_entry(("banker", None, None)))
-    entries += compress(_AIMED["mafia"], others)
+        actions += compress(_AIMED["scandal"], others)
+    actions.append(_BARE["banker"])
+    actions += compress(_AIMED["mafia"], others)
     if hacker:
-        entries += compress(_AIMED["hacker"], others)
-    entries.append(_entry(("reporter", None, None)))
-    entries += compress(_AIMED["police_investigate"], others)
-    entries.append(_entry(("police_swap", None, None)))
+        actions += compress(_AIMED["hacker"], others)
+    actions.append(_BARE["reporter"])
+    actions += compress(_AIMED["police_investigate"], others)
+    actions.append(_BARE["police_swap"])
     if absent:
-        legal = Choices(dict([e for e in entries if e[0][0] not in absent]))
-        legal.others = seats
-        return legal
-    targets = (*others, *_NO_SEATS[len(others) :])
-    return Choices(dict(entries), _TURN_BARE, _TURN_AIMED[scandal, hacker], targets, seats)
+        kept = [_entry(_template_key(a)) for a in actions if a["type"] not in absent]
+        return Choices(dict(kept), others=seats)
+    return Choices(None, _TURN_BARE, _TURN_AIMED[scandal, hacker], targets, seats, (*actions,))
 
 
-# Each turn action with a target, its entry for every seat a table can have.
+# Each turn action with a target, its template for every seat a table can have; and the template of
+# each one without (each ``_entry``'s own).
 _AIMED: Final = {
-    kind: tuple(_entry((kind, "target", t)) for t in _SEATS)
+    kind: tuple(_entry((kind, "target", t))[1] for t in _SEATS)
     for kind in ("scandal", "mafia", "hacker", "police_investigate")
 }
 # A turn's ``Choices.bare`` and ``aimed`` (by whether the purse covers a Scandal and a Hack), shared
@@ -263,8 +279,9 @@ _AIMED: Final = {
 _TURN_BARE: Final[dict[str, Key]] = {
     kind: (kind, None, None) for kind in ("income", "foreign_aid", "banker", "reporter", "police_swap")
 }
+_BARE: Final = {kind: _entry(k)[1] for kind, k in _TURN_BARE.items()}
 _AIMED_BY_SEAT: Final = {
-    kind: ("target", {t: e[0] for t, e in enumerate(entries)}) for kind, entries in _AIMED.items()
+    kind: ("target", {t: _entry((kind, "target", t))[0] for t in _SEATS}) for kind in _AIMED
 }
 _TURN_AIMED: Final = {
     (scandal, hacker): {
@@ -346,7 +363,7 @@ def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
     for the refusal (``None`` with a key: the action of the table's entry ``k``)."""
     # ``choices`` with its cache's hit written out: an action mostly follows legal_actions' call.
     legal = s._legal if seat is s._lseat else choices(s, seat)
-    if k is None or k not in legal.keys:
+    if k is None or k not in (legal.keys or keys_of(legal)):
         _refuse(s, seat, legal, k, action)
     s._lseat = _NOBODY  # no seat finds these choices again; the handler may still read them
     s.moves += 1

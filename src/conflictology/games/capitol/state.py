@@ -184,7 +184,8 @@ class CapitolState(CapitolFields, GameState):
         # The engine's default builds every action dict and looks each up; a search asks this at
         # each of its own decisions of every walk, so the keys are mapped straight to the table's.
         index = _table_keys(self.n)[1]
-        return [index[k] for k in rules.choices(self, seat).keys]
+        legal = rules.choices(self, seat)
+        return [index[k] for k in legal.keys or rules.keys_of(legal)]
 
     def apply_index(self, seat: int, index: int) -> None:
         keys = _table_keys(self.n)[0]
