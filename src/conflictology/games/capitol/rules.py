@@ -354,7 +354,7 @@ def apply(s: CapitolFields, seat: int, action: Any) -> None:
         _refuse(s, seat, legal, None, action)
     s._lseat = _NOBODY  # no seat finds these choices again; the handler may still read them
     s.moves += 1
-    _ON_PHASE[s.phase](s, seat, k)
+    return _ON_PHASE[s.phase](s, seat, k)  # (None: returned, not dropped, two instructions less)
 
 
 def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
@@ -436,8 +436,30 @@ def timeout_action(s: CapitolFields, seat: int) -> Action:
 
 
 def begin_turn(s: CapitolFields, seat: int) -> None:
-    """``seat``'s turn begins: the last turn's window is cleared (the first turn's too: a new game's
-    lists are made empty before, ``CapitolState.deal``)."""
+    """``seat``'s turn begins: a new game's first (``CapitolState.deal``, its lists made empty before)."""
+    _next_turn(s, seat)
+
+
+def _next_turn(s: CapitolFields, seat: int = -1) -> None:
+    """The next turn begins (``seat``: a new game's first turn, ``begin_turn``), unless the stalemate
+    rule ends the game between the two turns: the last turn's window is cleared. One function, not a
+    call of ``begin_turn`` at every turn (about 400 instructions less a turn)."""
+    if seat < 0:
+        s.quiet += 1
+        if s.quiet >= s.opt_stalemate or s.moves >= _MOVE_CAP:
+            _stalemate(s)
+            return
+        # Ruling 3: clockwise (seat order), skipping eliminated players. Someone is always alive, so
+        # the walk ends (back at the actor at the latest).
+        n = s.n
+        alive = s.alive
+        seat = s.actor + 1
+        while True:
+            if seat == n:
+                seat = 0
+            if alive[seat]:
+                break
+            seat += 1
     s.phase = TURN
     s.actor = seat
     s.action = ""
@@ -464,23 +486,7 @@ def begin_turn(s: CapitolFields, seat: int) -> None:
     s.reveal_card = ""
 
 
-def _next_turn(s: CapitolFields) -> None:
-    s.quiet += 1
-    if s.quiet >= s.opt_stalemate or s.moves >= data.MOVE_CAP:
-        _stalemate(s)
-        return
-    # Ruling 3: clockwise (seat order), skipping eliminated players. Someone is always alive, so the
-    # walk ends (back at the actor at the latest).
-    n = s.n
-    alive = s.alive
-    seat = s.actor + 1
-    while True:
-        if seat == n:
-            seat = 0
-        if alive[seat]:
-            break
-        seat += 1
-    begin_turn(s, seat)
+_MOVE_CAP: Final = data.MOVE_CAP
 
 
 def _others_alive(s: CapitolFields, seat: int) -> list[int]:
