@@ -705,13 +705,14 @@ def _lose(s: CapitolFields, seat: int, card: str) -> None:
     s.money[seat] = 0
     s.treasury += money
     s.log.append(("out", seat, money))
-    living = [*compress(_SEATS, s.alive)]
-    if len(living) == 1:
+    alive = s.alive
+    if alive.count(True) == 1:  # (counted in C: no list of the living made at every elimination)
         # Ruling 18: the last player with a face-down card wins.
+        winner = alive.index(True)
         s.phase = OVER
         s.awaiting = []
-        s.winner = living[0]
-        s.log.append(("win", living[0]))
+        s.winner = winner
+        s.log.append(("win", winner))
 
 
 def _stalemate(s: CapitolFields) -> None:
