@@ -781,7 +781,7 @@ def _gain(s: CapitolFields, seat: int, amount: int) -> None:
 def _begin_exchange(s: CapitolFields, count: int) -> None:
     actor = s.actor
     hand = s.hidden[actor]
-    s.ex_hand = hand[:]
+    s.ex_hand = hand.copy()
     s.keep = len(hand)
     hand += s.deck[:count]
     del s.deck[:count]
@@ -794,7 +794,7 @@ def _begin_exchange(s: CapitolFields, count: int) -> None:
 
 def _on_exchange(s: CapitolFields, seat: int, k: Key) -> None:
     cards: list[str] = list(k[2])
-    rest = s.hidden[seat][:]
+    rest = s.hidden[seat].copy()
     for card in cards:
         rest.remove(card)
     s.hidden[seat] = list(cards)
