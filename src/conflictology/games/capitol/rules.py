@@ -214,9 +214,11 @@ Turn = tuple[int, tuple[bool, ...], int, bool, frozenset[str]]
 
 # The turns' choices by situation, looked up by a dict subscript (a third of a playout's decisions;
 # an ``lru_cache``'s call and bookkeeping cost about 160 instructions more) and emptied when full, so
-# that the big tables' rarely met situations do not pile up.
+# that the big tables' rarely met situations do not pile up. A situation made without its key dict
+# (``Choices``) takes about 790 bytes (tracemalloc), 1,300 before: 6,144 of them hold the memory 4,096
+# did (4.7 MB), and random play at ten seats misses at 6.6 % of its decisions instead of 9.1 %.
 _TURNS: dict[Turn, Choices] = {}
-_TURNS_KEPT: Final = 4096
+_TURNS_KEPT: Final = 6144
 
 
 def _turn_of(s: CapitolFields, seat: int) -> Choices:
