@@ -170,8 +170,8 @@ def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
         legal = _turn_of(s, seat)
         s._lseat = seat
         s._legal = legal
-    else:
-        legal = choices(s, seat)
+        return [*map(_COPY, legal.actions)]  # (a turn lists no kept hand, and seldom two actions)
+    legal = choices(s, seat)
     if phase is EXCHANGE:
         return [{"type": "keep", "cards": list(cards)} for _, _, cards in keys_of(legal)]
     actions = legal.actions
