@@ -35,25 +35,34 @@ Key = tuple[str, str | None, Any]
 
 # Every seat a table can have, as a decision's ``targets`` whose aimed keys are its own.
 ANY_SEAT: tuple[bool, ...] = (True,) * MAX_PLAYERS
+# The ``others`` of every decision but a turn: none (only ever read).
+NO_OTHERS: list[int] = []
 
 
 class Choices:
     """The legal actions of one decision (rules.choices), shared by the states in the same situation,
     so only ever read: each key, in the order the actions are listed, with its action as a template
     dict; and the same templates in that order (what legal_actions copies out). Slots, not a
-    NamedTuple: a slot is read by a specialised instruction, a NamedTuple's field by a lookup."""
+    NamedTuple: a slot is read by a specialised instruction, a NamedTuple's field by a lookup.
 
-    __slots__ = ("actions", "aimed", "bare", "keys", "targets")
+    A turn's are made with their templates only (``keys`` None, ``bare`` and ``aimed`` given): a
+    random playout at ten seats meets a turn not kept at about one turn in ten, and hashing some forty
+    keys into a dict was most of what a new turn cost. ``rules.keys_of`` makes the dict when it is
+    first asked for (by an action index or a key, never in a playout)."""
+
+    __slots__ = ("actions", "aimed", "bare", "keys", "others", "targets")
 
     def __init__(
         self,
-        keys: Mapping[Key, Action],
+        keys: Mapping[Key, Action] | None,
         bare: dict[str, Key] | None = None,
         aimed: dict[str, tuple[str, dict[Any, Key]]] | None = None,
         targets: tuple[bool, ...] = ANY_SEAT,
+        others: list[int] = NO_OTHERS,
+        actions: tuple[Action, ...] = (),
     ) -> None:
         self.keys = keys
-        self.actions: tuple[Action, ...] = tuple(keys.values())
+        self.actions = actions if keys is None else tuple(keys.values())
         # The keys again, by the action's type (``rules.apply`` reads an action dict through these):
         # a bare type's key by the type, a string with a cached hash; a type with a field, its field
         # and its keys by the field's value. Looking up the type and the value costs less than making
@@ -61,10 +70,15 @@ class Choices:
         # tables meet many situations) and come with theirs, shared by every turn: their targets'
         # keys hold every seat, and ``targets`` says which seats this turn may aim at.
         if bare is None or aimed is None:
+            if keys is None:
+                raise ValueError("choices made without their keys need their tables")
             bare, aimed = by_type(keys)
         self.bare = bare
         self.aimed = aimed
         self.targets = targets
+        # A turn's: the other seats alive, in seat order, whom its character actions' challenge
+        # window awaits (``rules._on_turn`` copies it; only read). None but a turn's have any.
+        self.others = others
 
 
 def by_type(keys: Iterable[Key]) -> tuple[dict[str, Key], dict[str, tuple[str, dict[Any, Key]]]]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from itertools import combinations, compress
 from typing import Any, Final, NoReturn
 
@@ -60,6 +60,9 @@ _CARD_ACTION: dict[Phase, str] = {LOSE: "lose", RETURN: "return", SHOW: "show"}
 # fees the purse covers, the hand...), so they are made once per situation (the memos below) and
 # shared by every state in it: read-only, and a template is copied out, never handed out.
 NO_CHOICES = Choices({})
+# The last seat asked once an action is applied: an int no caller holds (``choices`` finds the last
+# seat's choices by identity), so ``_legal`` need not be reset: one store less a decision.
+_NOBODY: Final = -(1 << 64)
 
 
 def action_of(k: Key) -> Action:
@@ -83,8 +86,9 @@ def _choices_of(keys: list[Key]) -> Choices:
 
 def choices(s: CapitolFields, seat: int) -> Choices:
     """The choices of ``seat`` (none if not awaited), kept for the last seat asked."""
-    # By identity: ``_lseat`` is only ever -1 (with no choices) or the very int the choices were made
-    # for, so True is never taken for seat 1; an equal int that is another object only misses.
+    # By identity: ``_lseat`` is only ever -1 (with no choices), ``_NOBODY`` (an action applied since)
+    # or the very int the choices were made for, so True is never taken for seat 1; an equal int that
+    # is another object only misses.
     if seat is s._lseat:
         return s._legal
     if type(seat) is not int or seat not in s.awaiting:
@@ -129,7 +133,22 @@ _HACKER_FEE: Final = data.COST["hacker"]
 
 def legal_keys(s: CapitolFields, seat: int) -> list[Key]:
     """The legal actions' keys for ``seat`` ([] if not awaited)."""
-    return list(choices(s, seat).keys)
+    return list(keys_of(choices(s, seat)))
+
+
+def keys_of(legal: Choices) -> Mapping[Key, Action]:
+    """``legal.keys``, made from the templates the first time for a turn's choices (``Choices``)."""
+    keys = legal.keys
+    if keys is None:
+        keys = legal.keys = {_template_key(a): a for a in legal.actions}
+    return keys
+
+
+def _template_key(action: Action) -> Key:
+    k = key_of(action)
+    if k is None:
+        raise ValueError(f"not an action template: {action!r}")
+    return k
 
 
 def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
@@ -151,10 +170,10 @@ def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
         legal = _turn_of(s, seat)
         s._lseat = seat
         s._legal = legal
-    else:
-        legal = choices(s, seat)
+        return [*map(_COPY, legal.actions)]  # (a turn lists no kept hand, and seldom two actions)
+    legal = choices(s, seat)
     if phase is EXCHANGE:
-        return [{"type": "keep", "cards": list(cards)} for _, _, cards in legal.keys]
+        return [{"type": "keep", "cards": list(cards)} for _, _, cards in keys_of(legal)]
     actions = legal.actions
     if len(actions) == 2:
         # Most other decisions have two actions (pass or block, a card of two, keep or redraw): two
@@ -189,25 +208,23 @@ def _exchange_choices(pool: tuple[str, ...], keep: int) -> Choices:
     return _choices_of([("keep", "cards", c) for c in dict.fromkeys(combinations(pool, keep))])
 
 
-# A turn's situation: the seat, who is alive (2**9 others at ten seats), whether the purse forces a
-# Scandal, covers one, covers a Hack, and a small variant's absent actions.
-Turn = tuple[int, tuple[bool, ...], bool, bool, bool, frozenset[str]]
+# A turn's situation: the seat, who is alive (2**9 others at ten seats), the purse's class (``_PURSE``),
+# whether the table forces a Scandal at $10M, and a small variant's absent actions.
+Turn = tuple[int, tuple[bool, ...], int, bool, frozenset[str]]
 
 # The turns' choices by situation, looked up by a dict subscript (a third of a playout's decisions;
 # an ``lru_cache``'s call and bookkeeping cost about 160 instructions more) and emptied when full, so
-# that the big tables' rarely met situations do not pile up.
+# that the big tables' rarely met situations do not pile up. A situation made without its key dict
+# (``Choices``) takes about 790 bytes (tracemalloc), 1,300 before: 6,144 of them hold the memory 4,096
+# did (4.7 MB), and random play at ten seats misses at 6.6 % of its decisions instead of 9.1 %.
 _TURNS: dict[Turn, Choices] = {}
-_TURNS_KEPT: Final = 4096
+_TURNS_KEPT: Final = 6144
 
 
 def _turn_of(s: CapitolFields, seat: int) -> Choices:
     """The choices of ``seat``'s turn, by its situation: who is alive, and what its purse forces or
     affords (ruling 4: a Scandal forced at ``FORCED_SCANDAL_AT``; ruling 10: the fees)."""
-    money = s.money[seat]
-    turn = (
-        seat, tuple(s.alive), s.opt_forced and money >= _FORCED_AT, money >= _SCANDAL_FEE,
-        money >= _HACKER_FEE, s.opt_absent,
-    )
+    turn = (seat, tuple(s.alive), _PURSE[s.money[seat]], s.opt_forced, s.opt_absent)
     legal = _TURNS.get(turn)
     return _turn_choices(turn) if legal is None else legal
 
@@ -221,36 +238,42 @@ def _turn_choices(turn: Turn) -> Choices:
 
 
 def _new_turn_choices(
-    seat: int, alive: tuple[bool, ...], forced: bool, scandal: bool, hacker: bool, absent: frozenset[str]
+    seat: int, alive: tuple[bool, ...], purse: int, forced_option: bool, absent: frozenset[str]
 ) -> Choices:
-    # Made from the entries each action has once (``_entry``), the targets picked by ``compress`` over
-    # who else is alive: at ten seats a turn has 10 * 2**9 * 4 situations, too many to keep them all,
-    # and random play meets one not kept at about 30 % of its turns (benchmarks/README.md).
+    # Made from the templates each action has once (``_entry``), the targets picked by ``compress``
+    # over who else is alive: at ten seats a turn has 10 * 2**9 * 4 situations, too many to keep them
+    # all, and random play meets one not kept at about one turn in ten (benchmarks/README.md). Their
+    # keys are made only if asked for (``keys_of``).
     others = [*alive]
     others[seat] = False
-    if forced:
-        # Ruling 4: checked when the turn starts, before anything else.
-        targets = (*others, *_NO_SEATS[len(others) :])
-        return Choices(dict(compress(_AIMED["scandal"], others)), {}, _FORCED_AIMED, targets)
-    entries = [_entry(("income", None, None)), _entry(("foreign_aid", None, None))]
-    if scandal:
-        entries += compress(_AIMED["scandal"], others)
-    entries.append(_entry(("banker", None, None)))
-    entries += compress(_AIMED["mafia"], others)
-    if hacker:
-        entries += compress(_AIMED["hacker"], others)
-    entries.append(_entry(("reporter", None, None)))
-    entries += compress(_AIMED["police_investigate"], others)
-    entries.append(_entry(("police_swap", None, None)))
-    if absent:
-        return Choices(dict([e for e in entries if e[0][0] not in absent]))
+    seats = [*compress(_SEATS, others)]  # whom a character action's challenge window awaits
+    scandal = purse >= _COVERS_SCANDAL
+    hacker = purse >= _COVERS_HACK
     targets = (*others, *_NO_SEATS[len(others) :])
-    return Choices(dict(entries), _TURN_BARE, _TURN_AIMED[scandal, hacker], targets)
+    if forced_option and purse == _FORCED:
+        # Ruling 4: checked when the turn starts, before anything else.
+        forced = (*compress(_AIMED["scandal"], others),)
+        return Choices(None, {}, _FORCED_AIMED, targets, seats, forced)
+    actions = [_BARE["income"], _BARE["foreign_aid"]]
+    if scandal:
+        actions += compress(_AIMED["scandal"], others)
+    actions.append(_BARE["banker"])
+    actions += compress(_AIMED["mafia"], others)
+    if hacker:
+        actions += compress(_AIMED["hacker"], others)
+    actions.append(_BARE["reporter"])
+    actions += compress(_AIMED["police_investigate"], others)
+    actions.append(_BARE["police_swap"])
+    if absent:
+        kept = [_entry(_template_key(a)) for a in actions if a["type"] not in absent]
+        return Choices(dict(kept), others=seats)
+    return Choices(None, _TURN_BARE, _TURN_AIMED[scandal, hacker], targets, seats, (*actions,))
 
 
-# Each turn action with a target, its entry for every seat a table can have.
+# Each turn action with a target, its template for every seat a table can have; and the template of
+# each one without (each ``_entry``'s own).
 _AIMED: Final = {
-    kind: tuple(_entry((kind, "target", t)) for t in _SEATS)
+    kind: tuple(_entry((kind, "target", t))[1] for t in _SEATS)
     for kind in ("scandal", "mafia", "hacker", "police_investigate")
 }
 # A turn's ``Choices.bare`` and ``aimed`` (by whether the purse covers a Scandal and a Hack), shared
@@ -258,8 +281,9 @@ _AIMED: Final = {
 _TURN_BARE: Final[dict[str, Key]] = {
     kind: (kind, None, None) for kind in ("income", "foreign_aid", "banker", "reporter", "police_swap")
 }
+_BARE: Final = {kind: _entry(k)[1] for kind, k in _TURN_BARE.items()}
 _AIMED_BY_SEAT: Final = {
-    kind: ("target", {t: e[0] for t, e in enumerate(entries)}) for kind, entries in _AIMED.items()
+    kind: ("target", {t: _entry((kind, "target", t))[0] for t in _SEATS}) for kind in _AIMED
 }
 _TURN_AIMED: Final = {
     (scandal, hacker): {
@@ -272,6 +296,17 @@ _TURN_AIMED: Final = {
 }
 _FORCED_AIMED: Final = {"scandal": _AIMED_BY_SEAT["scandal"]}
 _NO_SEATS: Final = (False,) * data.MAX_PLAYERS
+
+# A purse's class, by the money in it (ruling 4: a Scandal forced at ``FORCED_SCANDAL_AT``; ruling 10:
+# the fees): an index into a tuple costs less than three comparisons. No purse holds more than the
+# biggest table's money (``check_invariants``).
+_COVERS_HACK: Final = 1
+_COVERS_SCANDAL: Final = 2
+_FORCED: Final = 3
+_PURSE: Final = tuple(
+    _FORCED if m >= _FORCED_AT else (m >= _SCANDAL_FEE) + (m >= _HACKER_FEE)
+    for m in range(max(map(data.treasury_total, range(2, data.MAX_PLAYERS + 1))) + 1)
+)
 
 
 def only_choice(hand: list[str]) -> str | None:
@@ -319,10 +354,9 @@ def apply(s: CapitolFields, seat: int, action: Any) -> None:
                         k = by_value.get(tuple(sorted(value)))
     if k is None:
         _refuse(s, seat, legal, None, action)
-    s._lseat = -1
-    s._legal = NO_CHOICES  # so that -1, not a seat, never finds the last seat's choices
+    s._lseat = _NOBODY  # no seat finds these choices again; the handler may still read them
     s.moves += 1
-    _ON_PHASE[s.phase](s, seat, k)
+    return _ON_PHASE[s.phase](s, seat, k)  # (None: returned, not dropped, two instructions less)
 
 
 def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
@@ -331,10 +365,9 @@ def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
     for the refusal (``None`` with a key: the action of the table's entry ``k``)."""
     # ``choices`` with its cache's hit written out: an action mostly follows legal_actions' call.
     legal = s._legal if seat is s._lseat else choices(s, seat)
-    if k is None or k not in legal.keys:
+    if k is None or k not in (legal.keys or keys_of(legal)):
         _refuse(s, seat, legal, k, action)
-    s._lseat = -1
-    s._legal = NO_CHOICES  # so that -1, not a seat, never finds the last seat's choices
+    s._lseat = _NOBODY  # no seat finds these choices again; the handler may still read them
     s.moves += 1
     _ON_PHASE[s.phase](s, seat, k)
 
@@ -405,8 +438,30 @@ def timeout_action(s: CapitolFields, seat: int) -> Action:
 
 
 def begin_turn(s: CapitolFields, seat: int) -> None:
-    """``seat``'s turn begins: the last turn's window is cleared (the first turn's too: a new game's
-    lists are made empty before, ``CapitolState.deal``)."""
+    """``seat``'s turn begins: a new game's first (``CapitolState.deal``, its lists made empty before)."""
+    _next_turn(s, seat)
+
+
+def _next_turn(s: CapitolFields, seat: int = -1) -> None:
+    """The next turn begins (``seat``: a new game's first turn, ``begin_turn``), unless the stalemate
+    rule ends the game between the two turns: the last turn's window is cleared. One function, not a
+    call of ``begin_turn`` at every turn (about 400 instructions less a turn)."""
+    if seat < 0:
+        s.quiet += 1
+        if s.quiet >= s.opt_stalemate or s.moves >= _MOVE_CAP:
+            _stalemate(s)
+            return
+        # Ruling 3: clockwise (seat order), skipping eliminated players. Someone is always alive, so
+        # the walk ends (back at the actor at the latest).
+        n = s.n
+        alive = s.alive
+        seat = s.actor + 1
+        while True:
+            if seat == n:
+                seat = 0
+            if alive[seat]:
+                break
+            seat += 1
     s.phase = TURN
     s.actor = seat
     s.action = ""
@@ -433,23 +488,7 @@ def begin_turn(s: CapitolFields, seat: int) -> None:
     s.reveal_card = ""
 
 
-def _next_turn(s: CapitolFields) -> None:
-    s.quiet += 1
-    if s.quiet >= s.opt_stalemate or s.moves >= data.MOVE_CAP:
-        _stalemate(s)
-        return
-    # Ruling 3: clockwise (seat order), skipping eliminated players. Someone is always alive, so the
-    # walk ends (back at the actor at the latest).
-    n = s.n
-    alive = s.alive
-    seat = s.actor + 1
-    while True:
-        if seat == n:
-            seat = 0
-        if alive[seat]:
-            break
-        seat += 1
-    begin_turn(s, seat)
+_MOVE_CAP: Final = data.MOVE_CAP
 
 
 def _others_alive(s: CapitolFields, seat: int) -> list[int]:
@@ -485,10 +524,9 @@ def _on_turn(s: CapitolFields, seat: int, k: Key) -> None:
         s.claim = claim
         s.honesty = s.honesty << 1 | (claim in s.hidden[seat])
         s.phase = CHALLENGE
-        # _others_alive written out: every character action opens a window.
-        others = [*compress(_SEATS, s.alive)]
-        others.remove(seat)  # the actor is alive: it is their turn
-        s.awaiting = others
+        # Every other seat alive: the turn's choices list them (``apply`` leaves the choices of the
+        # decision it applies in ``_legal`` while it runs), a copy costing less than a new list.
+        s.awaiting = s._legal.others.copy()
         if s.passed:
             s.passed = []
 
@@ -669,13 +707,14 @@ def _lose(s: CapitolFields, seat: int, card: str) -> None:
     s.money[seat] = 0
     s.treasury += money
     s.log.append(("out", seat, money))
-    living = [*compress(_SEATS, s.alive)]
-    if len(living) == 1:
+    alive = s.alive
+    if alive.count(True) == 1:  # (counted in C: no list of the living made at every elimination)
         # Ruling 18: the last player with a face-down card wins.
+        winner = alive.index(True)
         s.phase = OVER
         s.awaiting = []
-        s.winner = living[0]
-        s.log.append(("win", living[0]))
+        s.winner = winner
+        s.log.append(("win", winner))
 
 
 def _stalemate(s: CapitolFields) -> None:
@@ -744,7 +783,7 @@ def _gain(s: CapitolFields, seat: int, amount: int) -> None:
 def _begin_exchange(s: CapitolFields, count: int) -> None:
     actor = s.actor
     hand = s.hidden[actor]
-    s.ex_hand = hand[:]
+    s.ex_hand = hand.copy()
     s.keep = len(hand)
     hand += s.deck[:count]
     del s.deck[:count]
@@ -757,7 +796,7 @@ def _begin_exchange(s: CapitolFields, count: int) -> None:
 
 def _on_exchange(s: CapitolFields, seat: int, k: Key) -> None:
     cards: list[str] = list(k[2])
-    rest = s.hidden[seat][:]
+    rest = s.hidden[seat].copy()
     for card in cards:
         rest.remove(card)
     s.hidden[seat] = list(cards)
