@@ -175,7 +175,10 @@ def test_face_to_face_the_search_decides_as_before() -> None:
     """With two players in, the worlds and the candidates are as they were (``bluff_scale`` was fitted
     there, and there the search already bluffed like people): the defaults decide exactly as the old
     rules, worlds, statistics and all."""
-    old = "hard:iterations=10:seconds=9999:worlds=reject:claims=flat:quiet_bluffs=1"
+    old = (
+        "hard:iterations=10:seconds=9999:worlds=reject:claims=flat:quiet_bluffs=1"
+        ":prior_honesty=0.7:prior_scepticism=1"
+    )
     new = "hard:iterations=10:seconds=9999"
     state: Any = GAME.new_game(players=2, seed=21)
     seated = [bots.make("heuristic-bluffer", GAME, s, seed=s) for s in range(2)]
@@ -199,6 +202,12 @@ def test_at_four_players_the_defaults_are_the_new_rules() -> None:
     s = _three_claims()
     assert _held(s, "hard", 3, B) == _held(s, "hard:worlds=resample:claims=role", 3, B)
     assert _held(s, "hard", 3, B) != _held(s, "hard:worlds=reject:claims=flat", 3, B)
+    # the searcher's own dials: heuristic-honest's honesty, a lower scepticism
+    bot = bots.make("hard:iterations=3:seconds=9999", GAME, 0, seed=1)
+    bot.act(s.view(0), s.legal_actions(0))
+    memo = bot.policy_memo  # type: ignore[attr-defined]
+    assert (memo.prior_helper.honesty, memo.prior_helper.scepticism) == (0.97, 0.6)
+    assert (memo.rollout_players[0].honesty, memo.rollout_players[0].scepticism) == (0.97, 0.6)
 
 
 def _my_turn(players: int) -> Any:
