@@ -251,7 +251,8 @@ def test_capitol_tree_hides_other_seats_card_choices() -> None:
 def test_capitol_search_plays_each_seat_as_it_has_been_seen_to_play() -> None:
     """The flat search's rollouts play every other seat with dials fitted to its record: a seat
     caught bluffing often is played less honest, one that challenges often more sceptical, a seat
-    with no record as the default heuristic; the searcher's own seat stays the default."""
+    with no record as the default heuristic; the searcher's own seat plays with its prior's dials
+    (``prior_honesty``, ``prior_scepticism``: 0.97 and 0.6 by default with three or more in)."""
     from conflictology.bots.capitol_knowledge import PERSONALITIES, Knowledge
     from conflictology.bots.capitol_search import CapitolSearch
 
@@ -290,7 +291,13 @@ def test_capitol_search_plays_each_seat_as_it_has_been_seen_to_play() -> None:
     players = bot.policy_memo.rollout_players  # type: ignore[attr-defined]
     assert players[1].honesty == fitted[1]["honesty"]
     assert players[2].scepticism == fitted[2]["scepticism"]
-    assert (players[0].honesty, players[0].scepticism) == (base["honesty"], base["scepticism"])
+    assert (players[0].honesty, players[0].scepticism) == (0.97, 0.6)
+    assert players[0].aggression == base["aggression"]
+    old = bots.make("hard:iterations=3:prior_honesty=0.7:prior_scepticism=1", game, 0, seed=1)
+    old.policy.sampler(old, state.view(0))  # type: ignore[attr-defined]
+    old.policy.actor(old, Rng(1))  # type: ignore[attr-defined]
+    me_old = old.policy_memo.rollout_players[0]  # type: ignore[attr-defined]
+    assert (me_old.honesty, me_old.scepticism) == (base["honesty"], base["scepticism"])
     off = bots.make("hard:iterations=3:model=0", game, 0, seed=1)
     off.policy.sampler(off, state.view(0))  # type: ignore[attr-defined]
     assert off.policy_memo.seat_dials == {}  # type: ignore[attr-defined]

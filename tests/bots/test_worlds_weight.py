@@ -16,6 +16,7 @@ from bot_helpers import play_legally
 from capitol_helpers import B, H, J, M, P, R, table
 from conflictology import bots
 from conflictology.bots.capitol import BYSTANDER
+from conflictology.bots.capitol_knowledge import PERSONALITIES
 from conflictology.engine import Rng
 from conflictology.games.capitol import GAME
 from conflictology.games.capitol.data import CLAIM
@@ -174,7 +175,10 @@ def test_face_to_face_the_search_decides_as_before() -> None:
     """With two players in, the worlds and the candidates are as they were (``bluff_scale`` was fitted
     there, and there the search already bluffed like people): the defaults decide exactly as the old
     rules, worlds, statistics and all."""
-    old = "hard:iterations=10:seconds=9999:worlds=reject:claims=flat:quiet_bluffs=1"
+    old = (
+        "hard:iterations=10:seconds=9999:worlds=reject:claims=flat:quiet_bluffs=1"
+        ":prior_honesty=0.7:prior_scepticism=1"
+    )
     new = "hard:iterations=10:seconds=9999"
     state: Any = GAME.new_game(players=2, seed=21)
     seated = [bots.make("heuristic-bluffer", GAME, s, seed=s) for s in range(2)]
@@ -198,3 +202,64 @@ def test_at_four_players_the_defaults_are_the_new_rules() -> None:
     s = _three_claims()
     assert _held(s, "hard", 3, B) == _held(s, "hard:worlds=resample:claims=role", 3, B)
     assert _held(s, "hard", 3, B) != _held(s, "hard:worlds=reject:claims=flat", 3, B)
+    # the searcher's own dials: heuristic-honest's honesty, a lower scepticism
+    bot = bots.make("hard:iterations=3:seconds=9999", GAME, 0, seed=1)
+    bot.act(s.view(0), s.legal_actions(0))
+    memo = bot.policy_memo  # type: ignore[attr-defined]
+    assert (memo.prior_helper.honesty, memo.prior_helper.scepticism) == (0.97, 0.6)
+    assert (memo.rollout_players[0].honesty, memo.rollout_players[0].scepticism) == (0.97, 0.6)
+
+
+def _my_turn(players: int) -> Any:
+    """Seat 0's first turn, holding a Mafia and a Reporter (no Banker, no Hacker), ``players`` in."""
+    hands = [[M, R], [J, P], [M, P], [J, R]][:players]
+    return table(hands)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_searchers_own_honesty_and_scepticism_are_params_read_with_three_or_more_in(players: int) -> None:
+    """``prior_honesty`` and ``prior_scepticism`` reach the searcher's own heuristic (its prior, and its
+    seat in the rollouts) with three or more players in; face to face it keeps the default
+    personality's, and the other seats are played as the table is modelled."""
+    s = _my_turn(players)
+    spec = "hard:iterations=3:seconds=9999:prior_honesty=0.95:prior_scepticism=0.6"
+    bot = bots.make(spec, GAME, 0, seed=1)
+    bot.act(s.view(0), s.legal_actions(0))
+    memo = bot.policy_memo  # type: ignore[attr-defined]
+    base = PERSONALITIES["heuristic"]
+    want = (0.95, 0.6) if players > 2 else (base["honesty"], base["scepticism"])
+    assert (memo.prior_helper.honesty, memo.prior_helper.scepticism) == want
+    me, *others = memo.rollout_players[:players]
+    assert (me.honesty, me.scepticism) == want
+    assert all(p.honesty != 0.95 and p.scepticism != 0.6 for p in others)
+
+
+def test_an_honest_prior_bluffs_no_banker_where_the_default_one_does() -> None:
+    """At four players, seat 0 holds no Banker: over many seeds the default prior (`normal`'s dials)
+    bluffs one now and then, a prior with ``prior_honesty=1`` never does."""
+    s = _my_turn(4)
+    legal = s.legal_actions(0)
+
+    def bankers(spec: str) -> int:
+        count = 0
+        for seed in range(200):
+            bot = bots.make(spec, GAME, 0, seed=seed)
+            prior = bot.policy.prior(bot, s.view(0), legal)  # type: ignore[attr-defined]
+            count += prior is not None and prior["type"] == "banker"
+        return count
+
+    assert bankers("hard:prior_honesty=0.7") > 0
+    assert bankers("hard:prior_honesty=1") == 0
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("hard:prior_honesty=1.5", "prior_honesty must be a number from 0 to 1"),
+        ("hard:prior_honesty=yes", "prior_honesty must be a number"),
+        ("hard:prior_scepticism=-1", "prior_scepticism must be a number 0 or more"),
+    ],
+)
+def test_the_searchers_own_dials_are_refused_out_of_range(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        bots.make(spec, GAME, 0, seed=1)
