@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
 
 from conflictology import bots
 from conflictology.engine import Action, Game, GameState, Rng
@@ -61,3 +65,14 @@ def play_legally(state: GameState, seated: list[bots.Bot], most: int = 3000) -> 
         state.apply(seat, action)
         decisions += 1
     return decisions
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module (the scripts are not a package): its functions under test."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

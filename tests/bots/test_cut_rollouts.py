@@ -4,15 +4,13 @@ worlds of a decision dealt from a view read once. Each is checked against what i
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from bot_helpers import load_script
 from conflictology import bots, games
 from conflictology.bots.capitol_knowledge import Knowledge, LogMemo
 from conflictology.bots.capitol_value import FEATURES, win_shares
@@ -129,13 +127,7 @@ def test_horizon_zero_plays_to_the_end_unless_the_searcher_is_out() -> None:
 
 
 def _fitter() -> Any:
-    path = Path(__file__).resolve().parents[2] / "scripts" / "fit_capitol_value.py"
-    spec = importlib.util.spec_from_file_location("fit_capitol_value", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("fit_capitol_value")
 
 
 def test_the_fit_recovers_known_weights() -> None:

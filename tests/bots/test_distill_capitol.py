@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
+from bot_helpers import load_script
 from conflictology import bots, games
 from conflictology.bots.ismcts import FlatSearchBot
 
 
 def _script() -> Any:
-    path = Path(__file__).resolve().parents[2] / "scripts" / "distill_capitol.py"
-    spec = importlib.util.spec_from_file_location("distill_capitol", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("distill_capitol")
 
 
 def test_a_recorded_decision_is_the_searchs_own() -> None:

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
+from bot_helpers import load_script
+
 
 def _script() -> Any:
-    path = Path(__file__).resolve().parents[2] / "scripts" / "distill_conspiranoicos.py"
-    spec = importlib.util.spec_from_file_location("distill_conspiranoicos", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("distill_conspiranoicos")
 
 
 def test_a_recorded_position_and_the_rules_read_from_it(tmp_path: Path) -> None:
