@@ -5,6 +5,10 @@
 ['capitol', 'conspiranoicos']
 """
 
+# First: the compiled rules, when they are built and fresh, are found before their source (native.py).
+from conflictology import native  # noqa: F401
+
+# isort: split
 from conflictology import games
 from conflictology.engine import IllegalAction
 

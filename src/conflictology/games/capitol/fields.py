@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from conflictology.engine import Action, Rng
 from conflictology.games.capitol.data import (
     MAX_PLAYERS,
@@ -108,13 +110,19 @@ FIELDS = (
     "awaiting", "passed", "losses", "then", "reveal_seat", "reveal_card", "keep", "ex_hand", "shown",
     "known", "log", "winner", "honesty", "quiet", "moves", "tied", "block_answer", "one_prompt",
 )
+# Every field a state has: the saved ones, what the options derive, and the last choices asked for.
+# (A compiled class has no ``__slots__`` to read them from.)
+SLOTS = (
+    *FIELDS, "opt_forced", "opt_steal", "opt_anyone", "opt_stalemate", "opt_roles", "opt_absent",
+    "opt_blocks", "_lseat", "_legal",
+)
 
 
+# Compiled (conflictology.native), the fields are a native class's, read and written in C by the
+# compiled rules; ``state.CapitolState``, which is not compiled, subclasses it.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class CapitolFields:
-    __slots__ = (
-        *FIELDS, "opt_forced", "opt_steal", "opt_anyone", "opt_stalemate", "opt_roles", "opt_absent",
-        "opt_blocks", "_lseat", "_legal",
-    )
+    __slots__ = SLOTS
 
     n: int
     options: dict[str, Any]

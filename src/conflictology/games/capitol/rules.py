@@ -84,7 +84,7 @@ def _choices_of(keys: list[Key]) -> Choices:
     return Choices(dict(map(_entry, keys)))
 
 
-def choices(s: CapitolFields, seat: int) -> Choices:
+def choices(s: CapitolFields, seat: object) -> Choices:
     """The choices of ``seat`` (none if not awaited), kept for the last seat asked."""
     # By identity: ``_lseat`` is only ever -1 (with no choices), ``_NOBODY`` (an action applied since)
     # or the very int the choices were made for, so True is never taken for seat 1; an equal int that
@@ -131,7 +131,7 @@ _SCANDAL_FEE: Final = data.COST["scandal"]
 _HACKER_FEE: Final = data.COST["hacker"]
 
 
-def legal_keys(s: CapitolFields, seat: int) -> list[Key]:
+def legal_keys(s: CapitolFields, seat: object) -> list[Key]:
     """The legal actions' keys for ``seat`` ([] if not awaited)."""
     return list(keys_of(choices(s, seat)))
 
@@ -151,7 +151,7 @@ def _template_key(action: Action) -> Key:
     return k
 
 
-def legal_actions(s: CapitolFields, seat: int) -> list[Action]:
+def legal_actions(s: CapitolFields, seat: object) -> list[Action]:
     # Every call hands out fresh dicts that nobody else holds, so a caller scribbling on them cannot
     # reach the state, nor any other state in the same situation: a template's values are strings,
     # ints or None, so a shallow copy is a whole one. A kept hand's cards are a list: made anew.
@@ -218,7 +218,7 @@ Turn = tuple[int, tuple[bool, ...], int, bool, frozenset[str]]
 # (``Choices``) takes about 790 bytes (tracemalloc), 1,300 before: 6,144 of them hold the memory 4,096
 # did (4.7 MB), and random play at ten seats misses at 6.6 % of its decisions instead of 9.1 %.
 _TURNS: dict[Turn, Choices] = {}
-_TURNS_KEPT: Final = 6144
+_TURNS_KEPT = 6144  # not Final: a test shrinks it, and a compiled module would have inlined a Final
 
 
 def _turn_of(s: CapitolFields, seat: int) -> Choices:
@@ -315,7 +315,7 @@ def only_choice(hand: list[str]) -> str | None:
     return hand[0] if hand.count(hand[0]) == len(hand) else None
 
 
-def apply(s: CapitolFields, seat: int, action: Any) -> None:
+def apply(s: CapitolFields, seat: object, action: Any) -> None:
     """The engine's ``apply``: always by value, never by identity (the dict may be one legal_actions
     handed out and the caller changed since: a Mafia retargeted at oneself, an Income turned into a
     Scandal).
@@ -359,7 +359,7 @@ def apply(s: CapitolFields, seat: int, action: Any) -> None:
     return _ON_PHASE[s.phase](s, seat, k)  # (None: returned, not dropped, two instructions less)
 
 
-def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
+def apply_key(s: CapitolFields, seat: object, k: Key | None, action: Any) -> None:
     """Apply the action keyed ``k`` (``None``: not an action) for ``seat``: the phase machine. Raise
     ``IllegalAction``, changing nothing, unless it is legal now. ``action`` is what the caller sent,
     for the refusal (``None`` with a key: the action of the table's entry ``k``)."""
@@ -372,7 +372,7 @@ def apply_key(s: CapitolFields, seat: int, k: Key | None, action: Any) -> None:
     _ON_PHASE[s.phase](s, seat, k)
 
 
-def _refuse(s: CapitolFields, seat: int, legal: Choices, k: Key | None, action: Any) -> NoReturn:
+def _refuse(s: CapitolFields, seat: object, legal: Choices, k: Key | None, action: Any) -> NoReturn:
     if not legal.actions:  # an awaited seat always has a legal action
         awaiting = s.awaiting
         raise IllegalAction(f"seat {seat!r} is not awaited now (waiting for {awaiting}); phase {s.phase}")
@@ -392,7 +392,7 @@ def _on_return(s: CapitolFields, seat: int, k: Key) -> None:
     _next_turn(s)
 
 
-def refusal(s: CapitolFields, seat: int, action: Any) -> str:
+def refusal(s: CapitolFields, seat: object, action: Any) -> str:
     if type(action) is not dict:
         return f"an action is an object with a 'type', got {type(action).__name__}"
     return (
@@ -401,7 +401,7 @@ def refusal(s: CapitolFields, seat: int, action: Any) -> str:
     )
 
 
-def decision_kind(s: CapitolFields, seat: int) -> str:
+def decision_kind(s: CapitolFields, seat: object) -> str:
     """Ruling 19's three clocks: the player's turn, a response window (challenge or block), and
     any other choice (a card to lose, return, keep or show, a Police peek)."""
     phase = s.phase
@@ -412,7 +412,7 @@ def decision_kind(s: CapitolFields, seat: int) -> str:
     return "choice"
 
 
-def timeout_action(s: CapitolFields, seat: int) -> Action:
+def timeout_action(s: CapitolFields, seat: object) -> Action:
     """Ruling 19: a response passes, an exchange keeps the hand, a turn takes Income (or, when
     forced, a Scandal against the next living seat: every Scandal costs the same); a lost, shown
     or returned card is drawn at random from a copy of the state's generator, so asking twice
@@ -847,7 +847,9 @@ def _forget(s: CapitolFields, seat: int) -> None:
 
 
 # The phase machine: each phase's handler of an awaited seat's legal action (its key).
-_ON_PHASE: Final[dict[Phase, Callable[[CapitolFields, int, Key], None]]] = {
+# A handler's seat is an int: ``apply`` calls it only once the choices of that very seat have the key
+# (``apply`` takes any object as a seat, and refuses what is not an int awaited now).
+_ON_PHASE: Final[dict[Phase, Callable[[CapitolFields, Any, Key], None]]] = {
     CHALLENGE: _on_challenge,
     TURN: _on_turn,
     BLOCK: _on_block,

@@ -19,6 +19,7 @@ from conflictology.games.capitol.fields import FIELDS, CapitolFields, Key
 from conflictology.games.capitol.honesty import NO_CLAIMS, honesty_int, honesty_list, public_honesty
 from conflictology.games.capitol.table import table_for
 from conflictology.games.capitol.views import render_view
+from conflictology.native import method
 
 # A phase or a ``then`` by its string, for reading a save (one dict lookup, no enum call).
 _PHASE_OF: dict[str, Phase] = {p.value: p for p in Phase}
@@ -176,7 +177,7 @@ class CapitolState(CapitolFields, GameState):
         return table_for(self.n)
 
     # The rules' own functions as the engine's methods: no extra call on a search's hot path.
-    legal_actions = rules.legal_actions
+    legal_actions = method(rules.legal_actions)
 
     # ------------------------------------------------------------------ applying actions
 
@@ -193,10 +194,10 @@ class CapitolState(CapitolFields, GameState):
             raise IllegalAction(f"action index out of range: {index!r} (table has {len(keys)})")
         rules.apply_key(self, seat, keys[index], None)
 
-    apply = rules.apply
+    apply = method(rules.apply)
 
-    decision_kind = rules.decision_kind
-    timeout_action = rules.timeout_action
+    decision_kind = method(rules.decision_kind)
+    timeout_action = method(rules.timeout_action)
 
     # ------------------------------------------------------------------ views and JSON
 
