@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.table import Table
 
-from conflictology import games
+from conflictology import games, native
 from conflictology.engine import GameState
 
 # One timed run: plays whole games until the time is up; returns (decisions, games, seconds).
@@ -208,7 +208,10 @@ def main() -> None:
         print(json.dumps([r.__dict__ for r in rows], indent=2))
         return
     seconds = "CPU s" if args.cpu else "s"
-    table = Table(title=f"Random playouts (median of {args.runs} runs × {args.seconds:g} {seconds})")
+    table = Table(
+        title=f"Random playouts (median of {args.runs} runs × {args.seconds:g} {seconds}); "
+        f"the rules {native.running}"
+    )
     for col in ("engine", "game", "players", "decisions/s", "games/s", "decisions/game", "vs peer"):
         table.add_column(col, justify="left" if col in ("engine", "game") else "right")
     for r in rows:

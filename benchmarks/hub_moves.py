@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from conflictology import games
+from conflictology import games, native
 from conflictology.server.cli import tune_gc
 from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Connection, Hub
@@ -108,7 +108,10 @@ def game_only(args: argparse.Namespace) -> None:
             state.legal_actions(s)
         state.to_json()
     cpu = time.process_time() - cpu0
-    print(f"{args.moves} moves: {cpu * 1e6 / args.moves:.0f} µs of CPU per move in the game alone")
+    print(
+        f"{args.moves} moves: {cpu * 1e6 / args.moves:.0f} µs of CPU per move in the game alone "
+        f"(the rules {native.running})"
+    )
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -147,7 +150,7 @@ async def main_async(args: argparse.Namespace) -> None:
     print(
         f"{moves} moves: {cpu * 1e6 / moves:.0f} µs of CPU per move "
         f"({Sink.messages / moves:.1f} messages per move, "
-        f"{Sink.chars / max(1, Sink.messages):,.0f} characters each)"
+        f"{Sink.chars / max(1, Sink.messages):,.0f} characters each; the rules {native.running})"
     )
     await hub.stop()
     store.close()
@@ -175,7 +178,8 @@ def instructions_per_move(args: argparse.Namespace) -> None:
     (low, low_moves), (high, high_moves) = runs
     print(
         f"{(high - low) / (high_moves - low_moves):,.0f} instructions per move "
-        f"({high_moves - low_moves} moves between runs of {low_moves} and {high_moves}, warm-up {warmup})"
+        f"({high_moves - low_moves} moves between runs of {low_moves} and {high_moves}, warm-up {warmup}; "
+        f"the rules {native.running})"
     )
 
 

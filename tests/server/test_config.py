@@ -84,6 +84,9 @@ def test_check_masks_passwords_and_says_what_does_not_answer(tmp_path: Path) -> 
     assert settings["redis_url"] == "redis://user:***@127.0.0.1:1/0"
     assert settings["proxy_headers"] == "True"
     assert "database: answers" in output and "redis: does not answer" in output
+    from conflictology import native
+
+    assert f"rules: {native.running}" in output  # the same build as this process's (scripts/test's)
     assert status == 1
 
 

@@ -141,6 +141,9 @@ def check_configuration(config: Any) -> int:
             status = 1
     else:
         typer.echo("redis: not used (rooms in this process's memory)")
+    from conflictology import native
+
+    typer.echo(f"rules: {native.running}")  # compiled, or run from their source and why
     return status
 
 
