@@ -38,6 +38,13 @@ SOURCES = (
     "conflictology/games/capitol/honesty.py",
     "conflictology/games/capitol/views.py",
     "conflictology/games/capitol/worlds.py",
+    # The Capitol bots' playouts: the heuristic and the rule player the rollouts are made of, what a
+    # seat knows, and the fitted value of a cut-off (the search itself, in capitol_search.py and
+    # ismcts.py, stays Python: a tenth of a decision's time).
+    "conflictology/bots/capitol_value.py",
+    "conflictology/bots/capitol_knowledge.py",
+    "conflictology/bots/capitol_rules.py",
+    "conflictology/bots/capitol.py",
 )
 #: mypyc's library shared by the compiled modules (its runtime and their code): a top-level module
 GROUP = "conflictology_native"

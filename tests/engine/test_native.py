@@ -4,6 +4,7 @@ is, and the same game as the source."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.machinery
 import os
 import shutil
@@ -51,6 +52,35 @@ def test_compiled_and_source_play_the_same_games() -> None:
     assert out[0] == ("compiled" if PURE else f"source ({native.PURE_ENV} is set)")
     assert out[1] == f"{mine[0]} {mine[1]}"
     assert mine[0] > 5_000
+
+
+def bots_game(seed: int) -> str:
+    """A four-seat game of the compiled bots' kinds (the search on a budget of worlds, so the clock
+    decides nothing), as the hash of its final state: every decision is in its log."""
+    from conflictology import bots, games
+
+    game = games.get("capitol")
+    state = game.new_game(players=4, seed=seed)
+    specs = ["hard:iterations=12:seconds=9999", "normal", "heuristic-bluffer", "normal"]
+    seated = [bots.make(spec, game, seat, seed=seed + seat) for seat, spec in enumerate(specs)]
+    bots.play_game(state, seated)
+    return hashlib.sha256(state.to_json().encode()).hexdigest()
+
+
+def test_compiled_and_source_bots_decide_the_same() -> None:
+    """The bots' compiled modules (the heuristic, the rule player, what a seat knows, the cut-off's
+    value) make the same decisions as their source, the search's included."""
+    mine = [bots_game(seed) for seed in (1, 2)]
+    env = {**os.environ, native.PURE_ENV: "0" if PURE else "1"}
+    script = (
+        "import conflictology.native as n; from tests.engine.test_native import bots_game; "
+        "print(n.running); print(*(bots_game(s) for s in (1, 2)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[0] == ("compiled" if PURE else f"source ({native.PURE_ENV} is set)")
+    assert out[1].split() == mine
 
 
 def _fake_build(build: Path) -> None:

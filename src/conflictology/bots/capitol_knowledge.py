@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from conflictology.engine import View
 from conflictology.games.capitol import views
 from conflictology.games.capitol.data import (
@@ -143,6 +145,9 @@ class LogMemo:
         return c
 
 
+# Not a native class when compiled (conflictology.native): ``Knowledge.__new__`` makes one without
+# ``__init__``, which mypyc's native classes do not allow.
+@mypyc_attr(native_class=False)
 class Knowledge:
     """What the bot's seat knows, rebuilt from its view on every decision (the bot keeps no state)."""
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mypy_extensions import mypyc_attr
+
 from conflictology.engine import Action, Rng
 from conflictology.games.capitol.data import (
     BANKER_TAKE,
@@ -51,6 +53,9 @@ GIVE_UP_WEIGHT = {"banker": 3, "hacker": 4, "mafia": 5, "police": 6, "judge": 6,
 HORIZON = 7
 
 
+# Not a native class when compiled (conflictology.native): ``ClaimTrace.__new__`` makes one without
+# ``__init__``, which mypyc's native classes do not allow.
+@mypyc_attr(native_class=False)
 class ClaimTrace:
     """Each seat's standing claims and the roles it was caught bluffing, since its last exchange,
     read incrementally from a state's log (rendered entries of a sampled world's past, then the
