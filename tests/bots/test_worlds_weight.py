@@ -184,7 +184,7 @@ def test_face_to_face_the_search_decides_as_before() -> None:
     rules, worlds, statistics and all."""
     old = (
         "hard:iterations=10:seconds=9999:worlds=reject:claims=flat:quiet_bluffs=1"
-        ":prior_honesty=0.7:prior_scepticism=1"
+        ":prior_honesty=0.7:prior_scepticism=1:bluff_z=0"
     )
     new = "hard:iterations=10:seconds=9999"
     state: Any = GAME.new_game(players=2, seed=21)
@@ -215,6 +215,8 @@ def test_at_four_players_the_defaults_are_the_new_rules() -> None:
     memo = bot.policy_memo  # type: ignore[attr-defined]
     assert (memo.prior_helper.honesty, memo.prior_helper.scepticism) == (0.97, 0.6)
     assert (memo.rollout_players[0].honesty, memo.rollout_players[0].scepticism) == (0.97, 0.6)
+    # a bluff must clear two more standard errors to overrule an honest prior
+    assert bot.policy.bluff_z == 2.0  # type: ignore[attr-defined]
 
 
 def _my_turn(players: int) -> Any:
@@ -276,6 +278,10 @@ def test_a_bluff_needs_bluff_z_more_to_overrule_an_honest_prior_with_three_or_mo
     assert policy.extra_z(bot, view, hacker, banker) == 0.0  # the prior bluffs too
     off = bots.make("hard:bluff_z=0", GAME, 0, seed=1)
     assert policy.extra_z(off, view, banker, income) == 0.0
+    default = bots.make("hard", GAME, 0, seed=1)
+    assert policy.extra_z(default, view, banker, income) == (2.0 if players > 2 else 0.0)
+    tree = bots.make("ismcts:bluff_z=1.5", GAME, 0, seed=1)  # the flat search only, where it was measured
+    assert policy.extra_z(tree, view, banker, income) == 0.0
 
 
 def test_a_bluff_that_clears_the_rule_but_not_bluff_z_gives_way_to_the_next_best() -> None:
