@@ -17,6 +17,7 @@ from capitol_helpers import B, H, J, M, P, R, table
 from conflictology import bots
 from conflictology.bots.capitol import BYSTANDER
 from conflictology.bots.capitol_knowledge import PERSONALITIES
+from conflictology.bots.ismcts import _overrule
 from conflictology.engine import Rng
 from conflictology.games.capitol import GAME
 from conflictology.games.capitol.data import CLAIM
@@ -94,6 +95,9 @@ def test_a_hacker_is_believed_more_when_claims_are_read_role_by_role() -> None:
         ("hard:prior_honesty=1.5", "prior_honesty must be a number from 0 to 1"),
         ("hard:prior_honesty=yes", "prior_honesty must be a number"),
         ("hard:prior_scepticism=-1", "prior_scepticism must be a number 0 or more"),
+        ("hard:bluff_z=-1", "bluff_z must be a number of standard errors, 0 or more"),
+        ("hard:bluff_z=inf", "bluff_z must be a number of standard errors"),
+        ("hard:bluff_z=yes", "bluff_z must be a number of standard errors"),
     ],
 )
 def test_an_unknown_rule_for_the_worlds_is_refused_when_the_bot_is_made(spec: str, message: str) -> None:
@@ -180,7 +184,7 @@ def test_face_to_face_the_search_decides_as_before() -> None:
     rules, worlds, statistics and all."""
     old = (
         "hard:iterations=10:seconds=9999:worlds=reject:claims=flat:quiet_bluffs=1"
-        ":prior_honesty=0.7:prior_scepticism=1"
+        ":prior_honesty=0.7:prior_scepticism=1:bluff_z=0"
     )
     new = "hard:iterations=10:seconds=9999"
     state: Any = GAME.new_game(players=2, seed=21)
@@ -211,6 +215,8 @@ def test_at_four_players_the_defaults_are_the_new_rules() -> None:
     memo = bot.policy_memo  # type: ignore[attr-defined]
     assert (memo.prior_helper.honesty, memo.prior_helper.scepticism) == (0.97, 0.6)
     assert (memo.rollout_players[0].honesty, memo.rollout_players[0].scepticism) == (0.97, 0.6)
+    # a bluff must clear two more standard errors to overrule an honest prior
+    assert bot.policy.bluff_z == 2.0  # type: ignore[attr-defined]
 
 
 def _my_turn(players: int) -> Any:
@@ -253,3 +259,52 @@ def test_an_honest_prior_bluffs_no_banker_where_the_default_one_does() -> None:
 
     assert bankers("hard:prior_honesty=0.7") > 0
     assert bankers("hard:prior_honesty=1") == 0
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_bluff_needs_bluff_z_more_to_overrule_an_honest_prior_with_three_or_more_in(players: int) -> None:
+    """``bluff_z``: a turn's claim of a role the searcher lacks must clear that many more standard
+    errors to overrule a prior that bluffs nothing, with three or more players in; face to face, for a
+    claim of a role held, and against a prior that bluffs itself, nothing more is asked."""
+    s = _my_turn(players)  # seat 0 holds a Mafia and a Reporter
+    view = s.view(0)
+    income, banker = {"type": "income"}, {"type": "banker"}
+    mafia, hacker = {"type": "mafia", "target": 1}, {"type": "hacker", "target": 1}
+    bot = bots.make("hard:bluff_z=1.5", GAME, 0, seed=1)
+    policy: Any = bot.policy  # type: ignore[attr-defined]
+    assert policy.extra_z(bot, view, banker, income) == (1.5 if players > 2 else 0.0)
+    assert policy.extra_z(bot, view, mafia, income) == 0.0  # held
+    assert policy.extra_z(bot, view, income, banker) == 0.0  # no claim
+    assert policy.extra_z(bot, view, hacker, banker) == 0.0  # the prior bluffs too
+    off = bots.make("hard:bluff_z=0", GAME, 0, seed=1)
+    assert policy.extra_z(off, view, banker, income) == 0.0
+    default = bots.make("hard", GAME, 0, seed=1)
+    assert policy.extra_z(default, view, banker, income) == (2.0 if players > 2 else 0.0)
+    tree = bots.make("ismcts:bluff_z=1.5", GAME, 0, seed=1)  # the flat search only, where it was measured
+    assert policy.extra_z(tree, view, banker, income) == 0.0
+
+
+def test_a_bluff_that_clears_the_rule_but_not_bluff_z_gives_way_to_the_next_best() -> None:
+    """The prior (Income) against a bluffed Banker 3.5 standard errors better (beyond the 0.02 margin)
+    and a held Reporter less good but sure: with ``bluff_z`` 0 or 1 the Banker is taken, with 2 it is
+    set aside and the Reporter, which clears the rule, is; with no honest candidate left, the prior."""
+    s = _my_turn(4)
+    view = s.view(0)
+    income, banker, reporter = {"type": "income"}, {"type": "banker"}, {"type": "reporter"}
+    base = [0.5] * 20
+    bluff = [0.5 + 0.1 + (0.1 if i % 2 else -0.1) for i in range(20)]
+    sure = [0.5 + 0.06 + (0.01 if i % 2 else -0.01) for i in range(20)]
+    cands, results = [income, banker, reporter], [base, bluff, sure]
+    means = [sum(r) / 20 for r in results]
+
+    def pick(spec: str, results: list[list[float]] = results) -> dict[str, Any]:
+        bot = bots.make(spec, GAME, 0, seed=1)
+        means = [sum(r) / 20 for r in results]
+        action: dict[str, Any] = _overrule(bot, view, cands, results, means, 0, 0.02, 2.0)  # type: ignore[arg-type]
+        return action
+
+    assert means[1] > means[2] > means[0]
+    assert pick("hard:bluff_z=0") == banker
+    assert pick("hard:bluff_z=1") == banker
+    assert pick("hard:bluff_z=2") == reporter
+    assert pick("hard:bluff_z=2", [base, bluff, base]) == income

@@ -124,6 +124,11 @@ class SearchPolicy:
         None for the search's own (``prior_margin`` and two standard errors)."""
         return None
 
+    def extra_z(self, bot: ISMCTSBot, view: View, candidate: Action, prior: Action) -> float:
+        """Standard errors a ``candidate`` must clear on top of the rule's to overrule ``prior`` (0:
+        none; a game may ask more of some candidates, as Capitol of a bluff against an honest prior)."""
+        return 0.0
+
 
 _POLICIES: dict[str, SearchPolicy] = {}
 _DEFAULT_POLICY = SearchPolicy()
@@ -345,11 +350,9 @@ class ISMCTSBot(Bot):
         if rounds == 0:
             return cands[p] if p is not None else cands[0]
         means = [sum(r) / rounds for r in results]
-        best = max(range(len(cands)), key=lambda j: (means[j], -j))
-        if p is None or self.prior_margin <= 0 or best == p:
-            return cands[best]
-        mean, se = _paired(results[best], results[p])
-        return cands[best] if mean > self.prior_margin + self.params_z * se else cands[p]
+        if p is None or self.prior_margin <= 0:
+            return cands[max(range(len(cands)), key=lambda j: (means[j], -j))]
+        return _overrule(self, view, cands, results, means, p, self.prior_margin, self.params_z)
 
     def _paired_iteration(
         self, root: _Node, state: GameState, root_options: list[int], first: int, rng: Rng
@@ -648,17 +651,12 @@ class FlatSearchBot(ISMCTSBot):
             return prior if prior is not None else cands[0]
         means = [sum(r) / done for r in results]
         self.last_root_stats = {self._table.index(a): (done, m) for a, m in zip(cands, means, strict=True)}
-        best = max(range(len(cands)), key=lambda j: (means[j], -j))
         if prior is None or self.prior_margin <= 0:
-            return cands[best]
+            return cands[max(range(len(cands)), key=lambda j: (means[j], -j))]
         margin, z = self.prior_margin, self.params_z
         if self.quick and "z" not in self.params:
             margin, z = policy.quick_rule(self, view) or (margin, z)
-        p = cands.index(prior)
-        if best == p:
-            return prior
-        mean, se = _paired(results[best], results[p])
-        return cands[best] if mean > margin + z * se else prior
+        return _overrule(self, view, cands, results, means, cands.index(prior), margin, z)
 
 
 def flat_factory(**defaults: Any) -> Callable[..., Bot]:
@@ -668,6 +666,34 @@ def flat_factory(**defaults: Any) -> Callable[..., Bot]:
         return FlatSearchBot(game, seat, seed, **{**defaults, **params})
 
     return make
+
+
+def _overrule(
+    bot: ISMCTSBot,
+    view: View,
+    cands: list[Action],
+    results: list[list[float]],
+    means: list[float],
+    p: int,
+    margin: float,
+    z: float,
+) -> Action:
+    """The prior ``cands[p]`` unless the best candidate beats it by ``margin`` plus ``z`` standard
+    errors of their paired difference, plus the candidate's :meth:`SearchPolicy.extra_z`. A best
+    candidate that clears the rule but not its extra is set aside and the next best is weighed the
+    same way (with no extra asked of any candidate, the best one alone is weighed, as before)."""
+    left = list(range(len(cands)))
+    while True:
+        best = max(left, key=lambda j: (means[j], -j))
+        if best == p:
+            return cands[p]
+        mean, se = _paired(results[best], results[p])
+        if mean <= margin + z * se:
+            return cands[p]
+        extra = bot.policy.extra_z(bot, view, cands[best], cands[p])
+        if extra <= 0 or mean > margin + (z + extra) * se:
+            return cands[best]
+        left.remove(best)
 
 
 def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
