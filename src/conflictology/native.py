@@ -1,12 +1,12 @@
 """The rules compiled to C, when they have been: found before their Python source, only while fresh.
 
-Capitol's rules and their readers (``SOURCES``) are plain typed Python, and mypyc compiles the same
-files to C extension modules (``scripts/build_native.py``, run by ``scripts/setup``;
-docs/architecture.md, "The compiled rules"). A random playout then runs about 1.4 times as many
-decisions a second, and the game's share of a server's move takes about a quarter less
-(benchmarks/README.md, "The compiled rules"). The Python source stays the one place the rules live:
-the compiled modules are a build of it, kept in ``build/native`` beside ``src``, with a stamp of the
-sources they were built from.
+Capitol's rules, their readers and the Capitol bots' playouts (``SOURCES``) are plain typed Python,
+and mypyc compiles the same files to C extension modules (``scripts/build_native.py``, run by
+``scripts/setup``; docs/architecture.md, "The compiled rules"). A random playout then runs about 1.4
+times as many decisions a second, ``hard`` takes about 60 % of the CPU for the same decision, and the
+game's share of a server's move about a quarter less (benchmarks/README.md, "The compiled rules").
+The Python source stays the one place the rules live: the compiled modules are a build of it, kept
+in ``build/native`` beside ``src``, with a stamp of the sources they were built from.
 
 Importing this module puts a finder at the front of ``sys.meta_path`` that answers for those modules
 (and their shared library) from ``build/native`` when its stamp matches the sources as they are
@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-#: the modules compiled, as paths under ``src`` (mypyc's own order: what they import first)
+#: the modules compiled, as paths under ``src`` (their bytes, in this order, are the build's stamp)
 SOURCES = (
     "conflictology/games/capitol/data.py",
     "conflictology/games/capitol/fields.py",
