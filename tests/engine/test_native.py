@@ -37,21 +37,25 @@ def test_the_suite_runs_the_rules_it_was_asked_to() -> None:
     assert isinstance(state.CapitolState.apply, type(test_the_suite_runs_the_rules_it_was_asked_to))
 
 
-def test_compiled_and_source_play_the_same_games() -> None:
-    """The other kind of rules, in a process of its own, plays the same seeded games to the same
-    states, views and legal lists (benchmarks/game_digest.py, 20 deals at each table size)."""
-    mine = digest(20)
+def in_the_other_mode(expression: str, imports: str) -> str:
+    """What ``expression`` prints in a process running the other kind of rules (compiled if this one
+    runs the source, and the other way round), checked to run that kind."""
     env = {**os.environ, native.PURE_ENV: "0" if PURE else "1"}
-    script = (
-        "import conflictology.native as n; from benchmarks.game_digest import digest; "
-        "print(n.running); print(*digest(20))"
-    )
+    script = f"import conflictology.native as n; {imports}; print(n.running); print({expression})"
     out = subprocess.run(
         [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.splitlines()
     assert out[0] == ("compiled" if PURE else f"source ({native.PURE_ENV} is set)")
-    assert out[1] == f"{mine[0]} {mine[1]}"
+    return out[1]
+
+
+def test_compiled_and_source_play_the_same_games() -> None:
+    """The other kind of rules plays the same seeded games to the same states, views and legal lists
+    (benchmarks/game_digest.py, 20 deals at each table size)."""
+    mine = digest(20)
     assert mine[0] > 5_000
+    theirs = in_the_other_mode("*digest(20)", "from benchmarks.game_digest import digest")
+    assert theirs == f"{mine[0]} {mine[1]}"
 
 
 def bots_game(seed: int) -> str:
@@ -71,16 +75,9 @@ def test_compiled_and_source_bots_decide_the_same() -> None:
     """The bots' compiled modules (the heuristic, the rule player, what a seat knows, the cut-off's
     value) make the same decisions as their source, the search's included."""
     mine = [bots_game(seed) for seed in (1, 2)]
-    env = {**os.environ, native.PURE_ENV: "0" if PURE else "1"}
-    script = (
-        "import conflictology.native as n; from tests.engine.test_native import bots_game; "
-        "print(n.running); print(*(bots_game(s) for s in (1, 2)))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.splitlines()
-    assert out[0] == ("compiled" if PURE else f"source ({native.PURE_ENV} is set)")
-    assert out[1].split() == mine
+    imports = "from tests.engine.test_native import bots_game"
+    theirs = in_the_other_mode("*(bots_game(s) for s in (1, 2))", imports)
+    assert theirs.split() == mine
 
 
 def _fake_build(build: Path) -> None:
