@@ -51,9 +51,11 @@ GROUP = "conflictology_native"
 SHARED = f"{GROUP}__mypyc"
 STAMP = "stamp.txt"
 PURE_ENV = "CONFLICTOLOGY_PURE"
+#: where the build is, when not beside ``src`` (the container image keeps it in /opt)
+DIR_ENV = "CONFLICTOLOGY_NATIVE_DIR"
 
 SRC = Path(__file__).resolve().parent.parent
-BUILD = SRC.parent / "build" / "native"
+BUILD = Path(os.environ.get(DIR_ENV) or SRC.parent / "build" / "native")
 
 
 def module_name(source: str) -> str:

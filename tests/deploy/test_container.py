@@ -118,6 +118,9 @@ def test_the_image_serves_on_port_as_a_user_and_stops_promptly(image: str) -> No
         made = httpx.post(f"http://127.0.0.1:{port}/api/rooms", json={"game": "capitol", "name": "Ana"})
         assert made.status_code == 201
         assert podman("exec", name, "id", "-u").stdout.strip() == "10001"  # not root
+        # The image compiled the rules in its build stage (docs/architecture.md, "The compiled rules").
+        check = podman("exec", name, "conflictology", "serve", "--check")
+        assert "rules: compiled" in check.stdout, check.stdout[-2000:] + check.stderr[-2000:]
         # The image's own HEALTHCHECK passes (and the SQLite file is in the /data volume).
         healthy = podman("healthcheck", "run", name)
         assert healthy.returncode == 0, healthy.stdout + healthy.stderr

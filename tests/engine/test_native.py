@@ -80,6 +80,21 @@ def test_compiled_and_source_bots_decide_the_same() -> None:
     assert theirs.split() == mine
 
 
+def test_a_build_kept_elsewhere_is_named_by_the_environment(tmp_path: Path) -> None:
+    """The container image keeps its build in /opt (CONFLICTOLOGY_NATIVE_DIR): a copy of this one,
+    anywhere, serves the same sources; an empty directory serves nothing."""
+    shutil.copytree(native.BUILD, tmp_path / "native")
+    (tmp_path / "empty").mkdir()
+    script = "import conflictology.native as n; from conflictology.games.capitol import rules; "
+    script += "print(n.running, n.compiled(rules), n.BUILD)"
+    for where, expected in (("native", "compiled True"), ("empty", "source (not built")):
+        env = {**os.environ, native.PURE_ENV: "0", native.DIR_ENV: str(tmp_path / where)}
+        out = subprocess.run(
+            [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
+        assert out.startswith(expected) and out.rstrip().endswith(str(tmp_path / where)), out
+
+
 def _fake_build(build: Path) -> None:
     """A build's files as the finder looks for them (empty: only their names are read here)."""
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
