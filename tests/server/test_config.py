@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -96,3 +98,23 @@ def test_replays_are_built_in_one_process_unless_told_otherwise(tmp_path: Path) 
     assert check(tmp_path, CONFLICTOLOGY_REPLAY_WORKERS="2")[1]["replay_workers"] == "2"
     status, _, output = check(tmp_path, "--replay-workers", "-1")
     assert status == 2 and "replay-workers" in output
+
+
+def test_serve_says_where_it_listens_and_how_the_rules_run(tmp_path: Path) -> None:
+    """The first line a host reads names the address, the database and whether the rules run
+    compiled (docs/architecture.md, "The compiled rules")."""
+    from conflictology import native
+    from server_helpers import free_port
+
+    port = free_port()
+    db = f"sqlite:///{tmp_path / 'first-line.sqlite3'}"
+    argv = [sys.executable, "-m", "conflictology.cli", "serve", "--port", str(port), "--db", db]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # printed before the server starts listening
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert first.startswith(f"Conflictology on http://127.0.0.1:{port}/"), first
+    assert f"the rules {native.running})" in first, first

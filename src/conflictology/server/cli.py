@@ -383,9 +383,11 @@ def register(app: typer.Typer) -> None:
         log_to_stderr(log_level)
         tune_gc()
         shared = f", rooms in Redis {_safe_url(redis)}" if redis else ""
+        from conflictology import native
+
         typer.echo(
             f"Conflictology on http://{host}:{port}/  "
-            f"(database: {_safe_url(config.resolved_db_url())}{shared})"
+            f"(database: {_safe_url(config.resolved_db_url())}{shared}; the rules {native.running})"
         )
         # Before the app is built: its connection cap is drawn from the open-file limit.
         files = raise_open_file_limit()
