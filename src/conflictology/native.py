@@ -107,9 +107,14 @@ class CompiledFinder:
         return importlib.util.spec_from_file_location(fullname, file)
 
 
+def pure() -> bool:
+    """Whether the environment asks for the source (``CONFLICTOLOGY_PURE`` set, and not to 0)."""
+    return os.environ.get(PURE_ENV, "") not in ("", "0")
+
+
 def status(build: Path = BUILD, src: Path = SRC) -> str:
     """How the rules run in this process: ``compiled``, or ``source`` and why."""
-    if os.environ.get(PURE_ENV, "") not in ("", "0"):
+    if pure():
         return f"source ({PURE_ENV} is set)"
     if not (build / STAMP).is_file():
         return "source (not built: scripts/setup builds it)"
@@ -126,7 +131,7 @@ def install(build: Path = BUILD, src: Path = SRC) -> str:
     if state == "compiled":
         if not any(isinstance(f, CompiledFinder) for f in sys.meta_path):
             sys.meta_path.insert(0, CompiledFinder(build))
-    elif "older" in state or "incomplete" in state:
+    elif not pure() and (build / STAMP).is_file():  # a build there, but not of these sources
         warnings.warn(f"conflictology: the rules run from their {state}", RuntimeWarning, stacklevel=2)
     return state
 

@@ -20,7 +20,7 @@ from conflictology import native
 from conflictology.games.capitol import data, fields, rules, state
 
 ROOT = Path(__file__).resolve().parents[2]
-PURE = os.environ.get(native.PURE_ENV, "") not in ("", "0")
+PURE = native.pure()
 
 
 def test_the_suite_runs_the_rules_it_was_asked_to() -> None:
