@@ -55,6 +55,7 @@ def old_message(room: Room, seat: int | None, connected: set[int]) -> dict[str, 
         "timeouts": timeouts,
         "pause": pause,
         "holds": [i for i, s in enumerate(room.seats) if s.id in room.holds],
+        "decision_since": room.decision_since,
     }
     if state.is_over():
         msg["winners"] = state.winners()

@@ -32,7 +32,7 @@ import msgspec
 import websockets
 
 from conflictology import bots, games
-from conflictology.clients.netbot import LogJoin
+from conflictology.clients.netbot import Answer, LogJoin
 
 
 @dataclass
@@ -80,6 +80,7 @@ class _Msg(msgspec.Struct):
     room: _RoomPart | None = None
     view: msgspec.Raw = msgspec.Raw(b"null")
     log_from: int = 0
+    decision_since: int = -1  # (-1: a server that does not send it: every state is answered)
     code: str | None = None
     message: str | None = None
 
@@ -129,7 +130,7 @@ class Seat:
         counters = self.run.counters
         run = self.run
         loop = asyncio.get_running_loop()
-        self.answered = -1
+        self.answer = Answer()
         self.latest: _Msg | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.pending = None  # an action lost with the previous socket is not timed
@@ -148,6 +149,8 @@ class Seat:
                             counters.stale += 1
                         else:
                             counters.add_error(f"{msg.code}: {msg.message}")
+                    self.answer.refused()
+                    self._answer_latest(loop, ws)
                     continue
                 if msg.type != "state":
                     continue
@@ -171,18 +174,30 @@ class Seat:
                             counters.games += 1
                         run.spawn(self.room.rematch(self.server_index))
                     continue
-                if msg.legal and msg.seq > self.answered and self.timer is None:
-                    delay = run.think * run.rng.uniform(0.5, 1.5) if run.think > 0 else 0.0
-                    self.timer = loop.call_later(delay, self._act, ws)
+                self._answer_latest(loop, ws)
         finally:
             if self.timer is not None:
                 self.timer.cancel()
+
+    def _answer_latest(self, loop: asyncio.AbstractEventLoop, ws: Any) -> None:
+        msg = self.latest
+        if msg is None or self.timer is not None or not self.answer.wanted(self._fields(msg)):
+            return
+        delay = self.run.think * self.run.rng.uniform(0.5, 1.5) if self.run.think > 0 else 0.0
+        self.timer = loop.call_later(delay, self._act, ws)
+
+    @staticmethod
+    def _fields(msg: _Msg) -> dict[str, Any]:
+        fields: dict[str, Any] = {"seq": msg.seq, "legal": msg.legal}
+        if msg.decision_since >= 0:
+            fields["decision_since"] = msg.decision_since
+        return fields
 
     def _act(self, ws: Any) -> None:
         # Act on the newest state received (a window may have moved on while this bot thought).
         self.timer = None
         msg = self.latest
-        if msg is None or not msg.legal or msg.seq <= self.answered:
+        if msg is None or not msg.legal or msg.seq <= self.answer.seq:
             return
         if self.run.level == "random":
             action = self.run.rng.choice(msg.legal)
@@ -193,7 +208,7 @@ class Seat:
                 self.seat = view["you"]
                 self.bot = bots.make(self.run.level, self.room.game, self.seat, self.run.rng.getrandbits(32))
             action = self.bot.act(view, msg.legal)
-        self.answered = msg.seq
+        self.answer.sent(msg.seq)
         self.pending = (msg.seq, time.perf_counter())
         self.run.spawn(ws.send(_encoder.encode({"type": "act", "action": action, "seq": msg.seq}).decode()))
 

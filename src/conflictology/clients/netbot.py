@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -38,6 +39,34 @@ def _ws_url(server: str, code: str, token: str) -> str:
         base = "ws://" + base[7:]
     # v=2: each state message carries only the log entries this socket lacks (docs/protocol.md).
     return f"{base}/ws/{quote(code)}?token={quote(token)}&v=2"
+
+
+class Answer:
+    """Which states a seat answers. While an answer is on its way, a state that still awaits the
+    seat in the decision that answer answered (its ``decision_since`` is no later than the state
+    answered: another player passed in the window meanwhile) needs no other: the server takes the
+    answer in flight (docs/protocol.md, ``act``), and a second one would be refused as stale. An
+    error other than a rate limit clears the answer in flight: the newest state is answered then, if
+    it is newer than the one answered."""
+
+    def __init__(self) -> None:
+        self.seq = -1  # the state answered last
+        self.in_flight = False
+
+    def wanted(self, msg: Mapping[str, Any]) -> bool:
+        """Whether this state message is to be answered (a server that does not send
+        ``decision_since`` has every state answered)."""
+        seq, legal = msg["seq"], msg["legal"]
+        if self.in_flight and legal and self.seq >= msg.get("decision_since", seq):
+            return False
+        self.in_flight = False
+        return bool(legal) and seq > self.seq
+
+    def sent(self, seq: int) -> None:
+        self.seq, self.in_flight = seq, True
+
+    def refused(self) -> None:
+        self.in_flight = False
 
 
 class LogJoin:
@@ -88,6 +117,18 @@ async def run_bot(
     winners: list[int] = []
     logs = LogJoin()
     last_act: str | None = None
+    answer = Answer()
+    latest: dict[str, Any] | None = None  # the newest state, joined
+
+    async def act(ws: Any, msg: dict[str, Any]) -> None:
+        nonlocal last_act, decisions
+        assert bot is not None  # made from the first state message
+        action = await asyncio.to_thread(bot.act, msg["view"], msg["legal"])
+        last_act = json.dumps({"type": "act", "action": action, "seq": msg["seq"]})
+        answer.sent(msg["seq"])
+        await ws.send(last_act)
+        decisions += 1
+
     async with websockets.connect(_ws_url(server, code, token), max_size=2**22) as ws:
         async for raw in ws:
             msg: dict[str, Any] = json.loads(raw)
@@ -99,6 +140,10 @@ async def run_bot(
                     # moved on meanwhile, the server says "stale" and the next state is answered).
                     await asyncio.sleep(RATE_LIMITED_PAUSE)
                     await ws.send(last_act)
+                    continue
+                answer.refused()
+                if latest is not None and answer.wanted(latest):
+                    await act(ws, latest)
                 continue
             if kind == "left":
                 break
@@ -108,7 +153,7 @@ async def run_bot(
             if joined is None:
                 await ws.send(json.dumps({"type": "sync"}))
                 continue
-            msg = joined
+            msg = latest = joined
             view = msg["view"]
             if bot is None or view.get("you") != seat:
                 seat = view["you"]
@@ -119,9 +164,6 @@ async def run_bot(
                 if finished >= games_to_play:
                     break
                 continue
-            if msg["legal"]:
-                action = await asyncio.to_thread(bot.act, view, msg["legal"])
-                last_act = json.dumps({"type": "act", "action": action, "seq": msg["seq"]})
-                await ws.send(last_act)
-                decisions += 1
+            if answer.wanted(msg):
+                await act(ws, msg)
     return BotResult(seat=seat, winners=winners, decisions=decisions, errors=errors)

@@ -34,6 +34,21 @@ class Clocks(RoomFields):
         now = self._current_decision() if now is None else now
         return bool(now) and set(now) < set(before) and all(before[s] == k for s, k in now.items())
 
+    def answers_current(self, seat: int, seq: int) -> bool:
+        """Whether an action quoting the older state ``seq`` still answers what ``seat`` faces now:
+        the same decision has gone on since (others in its response window passed meanwhile; the
+        other player's card went down in a simultaneous play), so the seat has faced exactly these
+        choices all along, and it has not acted since. Such an answer means what its player meant,
+        and refusing it as stale would only make them press again."""
+        if not self.decision_since <= seq < self.seq or seat not in self.decision:
+            return False
+        for record in reversed(self.actions):
+            if record["seq"] <= seq:  # (a record's seq is the state its action made)
+                return True
+            if record["seat"] == seat:
+                return False
+        return True
+
     def _set_clock(self, now: float, force_new_clock: bool = False) -> None:
         """After a move that did not end the game: the clock goes on if the same decision does
         (some seats of a response window passed), else the new decision gets its whole clock."""
@@ -41,7 +56,10 @@ class Clocks(RoomFields):
         now_deciding = self._current_decision()
         # While the clocks are stopped the running clock is kept as the seconds it has left.
         running = self.deadline is not None or (self.pause is not None and self.pause["left"] is not None)
-        if not force_new_clock and running and self._continues(self.decision, now_deciding):
+        goes_on = not force_new_clock and self._continues(self.decision, now_deciding)
+        if not goes_on:
+            self.decision_since = self.seq
+        if goes_on and running:
             self.decision = now_deciding
             return
         self.decision = now_deciding

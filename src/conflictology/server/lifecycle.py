@@ -84,6 +84,7 @@ class RoomFields:
     deadline: float | None
     deadline_kind: str | None
     decision: dict[int, str]
+    decision_since: int
     past_games: list[str]
     standings: dict[str, Any] | None
     pause: dict[str, Any] | None

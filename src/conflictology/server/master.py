@@ -93,8 +93,8 @@ def message_for(
     timer = room.deadline_kind if room.deadline is not None else None
     msg = State(
         room.seq, view, legal, room.deadline, timer, info, clocks.timeouts, clocks.pause, clocks.holds,
-        log_from=start,
-    )
+        decision_since=room.decision_since, log_from=start,
+    )  # fmt: skip
     if state.is_over():
         msg.winners = state.winners()
         if "winners" not in view:

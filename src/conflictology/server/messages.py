@@ -67,6 +67,9 @@ class State(Struct, tag="state", tag_field="type"):
     timeouts: list[Timeout]
     pause: Pause | None
     holds: list[int]
+    # The state since which the decision awaited now has gone on: an answer quoting it or any later
+    # one is taken (docs/protocol.md, ``act``).
+    decision_since: int = 0
     winners: list[int] | UnsetType = UNSET
     log_from: int | UnsetType = UNSET
 

@@ -141,6 +141,9 @@ class Room(Seats, Clocks, Snapshots):
     deadline_kind: str | None = None
     # The awaited seats and their legal actions when the clock was set (see Clocks._set_clock).
     decision: dict[int, str] = field(default_factory=dict)
+    # The seq since which that decision has gone on (an answer quoting any seq since then is still
+    # an answer to it: Clocks.answers_current).
+    decision_since: int = 0
     past_games: list[str] = field(default_factory=list)
     # A standing room's record of every game played in it (server/standings.py); None before the first.
     standings: dict[str, Any] | None = None
@@ -342,7 +345,7 @@ class Room(Seats, Clocks, Snapshots):
         """Apply one action for ``seat``; refused (nothing changes) if stale, not awaited or illegal."""
         if self.status is not RoomStatus.PLAYING or self.state is None:
             raise RoomError(409, "not_playing", f"the room is {self.status.value}: no game is being played")
-        if seq is not None and seq != self.seq:
+        if seq is not None and seq != self.seq and not self.answers_current(seat, seq):
             code = "stale" if seq < self.seq else "bad_seq"
             raise RoomError(409, code, f"this answers state {seq}, the current state is {self.seq}")
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
@@ -485,6 +488,8 @@ class Room(Seats, Clocks, Snapshots):
             deadline=data["deadline"],
             deadline_kind=data["deadline_kind"],
             decision={int(k): v for k, v in data["decision"].items()},
+            # (absent from snapshots saved before answers to a going decision were taken: none is)
+            decision_since=data.get("decision_since", data["seq"]),
             past_games=list(data["past_games"])[-MAX_PAST_GAMES:],
             standings=data.get("standings"),
             # (absent from snapshots saved before clocks could be stopped)

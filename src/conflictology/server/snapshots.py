@@ -101,6 +101,7 @@ class Snapshots(RoomFields):
             "deadline": self.deadline,
             "deadline_kind": self.deadline_kind,
             "decision": {str(k): v for k, v in self.decision.items()},
+            "decision_since": self.decision_since,
             "past_games": list(self.past_games),
             # Replaced, never changed in place (server/standings.py): shared safely with the writer.
             "standings": self.standings,
