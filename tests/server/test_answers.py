@@ -149,4 +149,8 @@ def test_two_players_passing_at_once_over_the_socket_get_no_stale_error(tmp_path
         assert all(m["seq"] == final for m in after)
         for p in players:
             assert not [m for m in p.messages if m.get("type") == "error"]
+        # Every message above went out on each socket's own send, under the middleware's wrappers.
+        conns = server.app.state.hub.connections[table.code]
+        assert len(conns) == 3 and all(c.raw_send is not None for c in conns)
+        for p in players:
             p.close()

@@ -20,7 +20,7 @@ import logging
 import time
 import types
 from collections import deque
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
 import msgspec
@@ -81,6 +81,9 @@ class Connection:
         deltas: bool = False,
     ) -> None:
         self.ws = ws
+        # The socket's own send, under the middleware's wrappers, once it is open (transport.py);
+        # None: through the WebSocket object.
+        self.raw_send: Callable[[dict[str, Any]], Awaitable[None]] | None = None
         self.code = code
         self.seat_id = seat_id
         # Log deltas (``?v=2``): each state message carries only the log entries not sent yet on this
@@ -138,7 +141,7 @@ class Connection:
         """The writer is idle: the message is written now. uvicorn's send returns without suspending
         unless the transport is paused for a client that does not read; then the rest of it runs
         as a task, and the writer waits for that task before the next message."""
-        send = self.ws.send_text(text)
+        send = self._send(text)
         try:
             waiting = send.send(None)
         except StopIteration:
@@ -148,6 +151,13 @@ class Connection:
             return
         self._sending = sending = asyncio.ensure_future(_resumed(waiting, send))
         sending.add_done_callback(_retrieved)
+
+    def _send(self, text: str) -> Coroutine[Any, Any, None]:
+        raw = self.raw_send
+        if raw is None:
+            send: Coroutine[Any, Any, None] = self.ws.send_text(text)
+            return send
+        return raw({"type": "websocket.send", "text": text})  # type: ignore[return-value]
 
     def close(self) -> None:
         if not self.closed:
@@ -178,7 +188,7 @@ class Connection:
                         await self.ws.close()
                     return
                 self.queued_chars -= len(item)
-                await self.ws.send_text(item)
+                await self._send(item)
         except Exception:  # the peer went away; the reader side will notice and detach
             self.closed = True
 
@@ -410,7 +420,8 @@ class Hub:
         if not conns:
             return
         connected = self.connected_seats(room)
-        info = room.info(connected)
+        # The room's part of every seat's message, encoded once for all of them.
+        info = msgspec.Raw(_encoder.encode(room.info(connected)))
         shared = master.table(room) if room.state is not None else None
         cache = self._texts.fresh(room, connected)
         for conn in list(conns):

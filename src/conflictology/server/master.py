@@ -61,7 +61,7 @@ def message_for(
     room: Room,
     seat: int | None,
     connected: set[int],
-    info: dict[str, Any] | None = None,
+    info: dict[str, Any] | msgspec.Raw | None = None,
     shared: Table | None = None,
     since: int = 0,
 ) -> RoomMessage:
@@ -230,7 +230,7 @@ def texts_for(
     seat: int | None,
     connected: set[int],
     cache: dict[int | None, SeatTexts] | None = None,
-    info: dict[str, Any] | None = None,
+    info: dict[str, Any] | msgspec.Raw | None = None,
     shared: Table | None = None,
     held: Held | None = None,
     deltas: bool = False,

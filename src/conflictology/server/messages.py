@@ -46,7 +46,7 @@ class Pause(Struct):
 class Lobby(Struct, tag="lobby", tag_field="type"):
     """Before the start and after a rematch. ``you``: the receiver's seat now (None: a spectator)."""
 
-    room: dict[str, Any]
+    room: dict[str, Any] | msgspec.Raw  # (Raw: encoded once for every seat of a broadcast)
     you: int | None
 
 
@@ -63,7 +63,7 @@ class State(Struct, tag="state", tag_field="type"):
     legal: list[Action]
     deadline: float | None
     timer: str | None
-    room: dict[str, Any]
+    room: dict[str, Any] | msgspec.Raw
     timeouts: list[Timeout]
     pause: Pause | None
     holds: list[int]

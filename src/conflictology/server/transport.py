@@ -18,6 +18,7 @@ from conflictology.server.backend import BackendUnavailable
 from conflictology.server.config import ServerConfig
 from conflictology.server.hub import Connection, Hub
 from conflictology.server.metrics import Metrics
+from conflictology.server.middleware import RAW_SEND
 from conflictology.server.refusals import RETRY_AFTER, deny_websocket
 from conflictology.server.rooms import Room, RoomError, normalize_code, plausible_code
 from conflictology.server.security import RateLimits, client_key
@@ -121,6 +122,7 @@ class SocketTransport:
             # Inside the try: a handshake or an attach that fails half-way (Redis gone) must not
             # leave the connection counted in the room for good.
             await websocket.accept()
+            conn.raw_send = scope.get(RAW_SEND)
             if seat_id is not None:
                 self._make_room_for(conn)
             await self.hub.attach(conn)
