@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conflictology.clients.netbot import run_bot
+from conflictology.clients.netbot import Answer, run_bot
 from server_helpers import Server, make_table, start, thread_server
 
 
@@ -48,3 +48,56 @@ def test_a_rate_limited_answer_is_sent_again_and_the_game_ends(server: Server) -
     assert all(r.winners for r in results) and results[0].winners == results[1].winners
     # The limit did bite: some answers were refused and sent again.
     assert sum(r.errors for r in results) > 0
+
+
+def test_an_answer_in_flight_is_not_sent_again_for_the_same_decision() -> None:
+    answer = Answer()
+    window = {"seq": 7, "legal": [{"type": "pass"}, {"type": "challenge"}], "decision_since": 7}
+    assert answer.wanted(window)
+    answer.sent(7)
+    # Another seat passed: the same window goes on, and the pass on its way will be taken.
+    assert not answer.wanted({**window, "seq": 8})
+    # The pass landed: this seat is not awaited; later, a new decision is answered.
+    assert not answer.wanted({"seq": 9, "legal": [], "decision_since": 9})
+    assert answer.wanted({"seq": 11, "legal": [{"type": "income"}], "decision_since": 11})
+    answer.sent(11)
+    # Someone challenged first: a new decision under the answer in flight is answered.
+    assert answer.wanted({"seq": 12, "legal": [{"type": "lose"}], "decision_since": 12})
+    answer.sent(12)
+    # The answer was refused: the state it answered is not answered twice, a newer one is.
+    answer.refused()
+    assert not answer.wanted({"seq": 12, "legal": [{"type": "lose"}], "decision_since": 12})
+    assert answer.wanted({"seq": 13, "legal": [{"type": "lose"}], "decision_since": 12})
+    # A server that does not say decision_since: every newer state is answered, as before.
+    answer.sent(13)
+    assert answer.wanted({"seq": 14, "legal": [{"type": "pass"}]})
+
+
+def test_four_network_bots_finish_a_game_of_response_windows(tmp_path: Path) -> None:
+    """Three seats answer each window: answers in flight, windows that go on and windows that end
+    under an answer (a challenge first), all through to the end."""
+    with thread_server(tmp_path) as server:
+        table = make_table(server, "capitol", humans=1, settings={"timers": False})
+        results: list[Any] = []
+
+        def play(token: str | None, seed: int) -> None:
+            results.append(asyncio.run(run_bot(server.url, table.code, "random", token=token, seed=seed)))
+
+        threads = [threading.Thread(target=play, args=(table.host_token, 1))]
+        with server.http() as http:
+            for seed in (2, 3, 4):
+                threads.append(threading.Thread(target=play, args=(None, seed)))
+            for t in threads:
+                t.start()
+            for _ in range(600):
+                if len(http.get(f"/api/rooms/{table.code}").json()["seats"]) == 4:
+                    break
+                threading.Event().wait(0.1)
+            else:
+                raise AssertionError("the bots never sat down")
+        start(table)
+        for t in threads:
+            t.join(timeout=300)
+        assert len(results) == 4, "a bot did not finish its game"
+        # (no bot waited for ever on an answer it believed in flight)
+        assert all(r.winners == results[0].winners for r in results) and results[0].winners
