@@ -138,6 +138,37 @@ def test_a_wall_clock_deadline_waits_as_a_timer_handle_and_makes_its_task_only_w
     run(main)
 
 
+def test_a_clock_retargeted_later_waits_for_the_new_deadline_and_sooner_is_rearmed() -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        started: list[tuple[str, float]] = []
+
+        def starter(name: str) -> Any:
+            async def work() -> None:
+                started.append((name, loop.time()))
+
+            return lambda: asyncio.create_task(work())
+
+        t0 = loop.time()
+        clock = AtDeadline(0.0, starter("first"))
+        assert clock.retarget(0.3, starter("later"))  # before its handle came: it waits on
+        sooner = AtDeadline(3600.0, starter("never"))
+        assert sooner.retarget(0.0, starter("sooner"))  # an hour's handle is re-armed for now
+        for _ in range(6000):  # waits on what it checks; bounded at a minute
+            if len(started) == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert [name for name, _ in started] == ["sooner", "later"]
+        assert started[1][1] >= t0 + 0.3
+        # Once due (or cancelled), a clock is not retargeted: the next one is a new clock.
+        assert not clock.retarget(1.0, starter("no")) and not sooner.retarget(1.0, starter("no"))
+        cancelled = AtDeadline(3600.0, starter("no"))
+        cancelled.cancel()
+        assert not cancelled.retarget(0.0, starter("no")) and cancelled.done()
+
+    run(main)
+
+
 def test_a_wall_clock_decision_clock_answered_in_time_makes_no_task_and_one_run_out_plays() -> None:
     async def main() -> None:
         table = Table(capitol_room(time.time()))
@@ -153,7 +184,9 @@ def test_a_wall_clock_decision_clock_answered_in_time_makes_no_task_and_one_run_
             r.deadline = time.time() + 0.05
 
         await table.change(table.code, answer)
-        assert timer.done() and timer.task is None
+        # The next clock took over its handle (due sooner now): the answered one never ran.
+        again, seq = table.scheduler.tasks[table.code]["timer"]
+        assert again is timer and seq == table.room().seq and timer.task is None and not timer.done()
         # A clock that runs out plays the timeout action, as with any clock.
         seq = table.room().seq
         for _ in range(6000):  # waits on what it checks; bounded at a minute

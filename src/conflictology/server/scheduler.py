@@ -61,18 +61,37 @@ class AtDeadline:
     """Work that waits for a wall-clock deadline (the decision clock): a timer handle on the event
     loop until then, and its task only once the deadline has come. Nearly every clock is answered
     before it runs out, one a move: a task for each cost its creation, a step to start waiting and
-    a step to be cancelled, where a handle costs one cancelled entry in the loop's heap."""
+    a step to be cancelled, where a handle costs one cancelled entry in the loop's heap. A room's
+    next clock takes over the handle of the one answered (``retarget``): a handle due no later than
+    the new deadline is kept, and when it comes early it waits again for the rest."""
 
-    __slots__ = ("_handle", "task")
+    __slots__ = ("_due", "_handle", "_loop", "_start", "task")
 
     def __init__(self, delay: float, start: Callable[[], asyncio.Task[None]]) -> None:
         self.task: asyncio.Task[None] | None = None
-        loop = asyncio.get_running_loop()
-        self._handle: asyncio.TimerHandle | None = loop.call_later(delay, self._start, start)
+        self._loop = asyncio.get_running_loop()
+        self._start = start
+        self._due = self._loop.time() + delay
+        self._handle: asyncio.TimerHandle | None = self._loop.call_at(self._due, self._fire)
 
-    def _start(self, start: Callable[[], asyncio.Task[None]]) -> None:
+    def retarget(self, delay: float, start: Callable[[], asyncio.Task[None]]) -> bool:
+        """The work and deadline of the next clock, in place of this one's (not due yet): whether it
+        was taken (False once this one is due, or cancelled)."""
+        handle = self._handle
+        if handle is None:
+            return False
+        self._start, self._due = start, self._loop.time() + delay
+        if self._due < handle.when():
+            handle.cancel()
+            self._handle = self._loop.call_at(self._due, self._fire)
+        return True
+
+    def _fire(self) -> None:
+        if self._loop.time() < self._due:  # retargeted to a later deadline meanwhile
+            self._handle = self._loop.call_at(self._due, self._fire)
+            return
         self._handle = None
-        self.task = start()
+        self.task = self._start()
 
     def cancel(self) -> None:
         if self._handle is not None:
@@ -136,12 +155,21 @@ class Scheduler:
         handle: see :class:`AtDeadline`)."""
         tasks = self.tasks.setdefault(code, {})
         old = tasks.get(key)
-        if old is not None and not _running(old[0]):
-            old[0].cancel()
         if at is not None and isinstance(self.clock, WallClock):
             delay = max(0.0, at - self.clock.now() + 0.005)
-            tasks[key] = (AtDeadline(delay, lambda: asyncio.create_task(self._until_done(work))), seq)
+
+            def start() -> asyncio.Task[None]:
+                return asyncio.create_task(self._until_done(work))
+
+            if old is not None and isinstance(old[0], AtDeadline) and old[0].retarget(delay, start):
+                tasks[key] = (old[0], seq)
+                return
+            if old is not None and not _running(old[0]):
+                old[0].cancel()
+            tasks[key] = (AtDeadline(delay, start), seq)
             return
+        if old is not None and not _running(old[0]):
+            old[0].cancel()
         tasks[key] = (asyncio.create_task(self._until_done(work)), seq)
 
     @staticmethod
