@@ -22,30 +22,36 @@ def server(tmp_path: Path) -> Iterator[Server]:
         yield srv
 
 
-def test_a_rate_limited_answer_is_sent_again_and_the_game_ends(server: Server) -> None:
+def play_game(server: Server, bots: int) -> list[Any]:
+    """A table of ``bots`` random network bots, the host's seat the first (the others join by
+    themselves: run_bot takes a seat), played through one game; every bot's result."""
     table = make_table(server, "capitol", humans=1, settings={"timers": False})
     results: list[Any] = []
 
     def play(token: str | None, seed: int) -> None:
         results.append(asyncio.run(run_bot(server.url, table.code, "random", token=token, seed=seed)))
 
-    threads = [threading.Thread(target=play, args=(table.host_token, 1))]
-    threads[0].start()
+    threads = [threading.Thread(target=play, args=(table.host_token if seed == 1 else None, seed))
+               for seed in range(1, bots + 1)]  # fmt: skip
+    for t in threads:
+        t.start()
     with server.http() as http:
-        # The second bot joins by itself (run_bot takes a seat), then the host starts.
-        threads.append(threading.Thread(target=play, args=(None, 2)))
-        threads[1].start()
         for _ in range(600):
-            if len(http.get(f"/api/rooms/{table.code}").json()["seats"]) == 2:
+            if len(http.get(f"/api/rooms/{table.code}").json()["seats"]) == bots:
                 break
             threading.Event().wait(0.1)
         else:
-            raise AssertionError("the second bot never sat down")
+            raise AssertionError("the bots never sat down")
     start(table)
     for t in threads:
         t.join(timeout=300)
-    assert len(results) == 2, "a bot did not finish its game"
-    assert all(r.winners for r in results) and results[0].winners == results[1].winners
+    assert len(results) == bots, "a bot did not finish its game"
+    assert all(r.winners == results[0].winners for r in results) and results[0].winners
+    return results
+
+
+def test_a_rate_limited_answer_is_sent_again_and_the_game_ends(server: Server) -> None:
+    results = play_game(server, 2)
     # The limit did bite: some answers were refused and sent again.
     assert sum(r.errors for r in results) > 0
 
@@ -75,29 +81,7 @@ def test_an_answer_in_flight_is_not_sent_again_for_the_same_decision() -> None:
 
 def test_four_network_bots_finish_a_game_of_response_windows(tmp_path: Path) -> None:
     """Three seats answer each window: answers in flight, windows that go on and windows that end
-    under an answer (a challenge first), all through to the end."""
+    under an answer (a challenge first), all through to the end (no bot waits for ever on an answer
+    it believes in flight)."""
     with thread_server(tmp_path) as server:
-        table = make_table(server, "capitol", humans=1, settings={"timers": False})
-        results: list[Any] = []
-
-        def play(token: str | None, seed: int) -> None:
-            results.append(asyncio.run(run_bot(server.url, table.code, "random", token=token, seed=seed)))
-
-        threads = [threading.Thread(target=play, args=(table.host_token, 1))]
-        with server.http() as http:
-            for seed in (2, 3, 4):
-                threads.append(threading.Thread(target=play, args=(None, seed)))
-            for t in threads:
-                t.start()
-            for _ in range(600):
-                if len(http.get(f"/api/rooms/{table.code}").json()["seats"]) == 4:
-                    break
-                threading.Event().wait(0.1)
-            else:
-                raise AssertionError("the bots never sat down")
-        start(table)
-        for t in threads:
-            t.join(timeout=300)
-        assert len(results) == 4, "a bot did not finish its game"
-        # (no bot waited for ever on an answer it believed in flight)
-        assert all(r.winners == results[0].winners for r in results) and results[0].winners
+        play_game(server, 4)
