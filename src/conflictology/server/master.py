@@ -53,7 +53,7 @@ def pause(room: Room) -> Pause | None:
 
 
 def table(room: Room) -> Table:
-    """Built once per broadcast: ``timeouts`` reads the game's whole action list."""
+    """Built once per broadcast and shared by every seat's message."""
     return Table(timeouts(room), pause(room), [i for i, s in enumerate(room.seats) if s.id in room.holds])
 
 
