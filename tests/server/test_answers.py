@@ -147,6 +147,17 @@ def test_two_players_passing_at_once_over_the_socket_get_no_stale_error(tmp_path
         final = window[0]["seq"] + 2
         after = [p.wait_for(lambda m: is_state(m) and m["seq"] >= final) for p in players]
         assert all(m["seq"] == final for m in after)
+        # decision_since is the table's, not a seat's: every seat (and a spectator) is told the same
+        # at each state, so it says nothing of anyone's cards.
+        spectator = Player(server, table.code, None, None)
+        watched = spectator.wait_for(is_state)
+        for seq in range(states[0]["seq"], final + 1):
+            told = {m["decision_since"] for p in players for m in p.messages
+                    if is_state(m) and m["seq"] == seq}  # fmt: skip
+            assert len(told) == 1, (seq, told)
+            if seq == watched["seq"]:
+                assert told == {watched["decision_since"]}
+        spectator.close()
         for p in players:
             assert not [m for m in p.messages if m.get("type") == "error"]
         # Every message above went out on each socket's own send, under the middleware's wrappers.
