@@ -58,25 +58,25 @@ def test_a_rate_limited_answer_is_sent_again_and_the_game_ends(server: Server) -
 
 def test_an_answer_in_flight_is_not_sent_again_for_the_same_decision() -> None:
     answer = Answer()
-    window = {"seq": 7, "legal": [{"type": "pass"}, {"type": "challenge"}], "decision_since": 7}
-    assert answer.wanted(window)
+    window = [{"type": "pass"}, {"type": "challenge"}]
+    assert answer.wanted(7, window, 7)
     answer.sent(7)
     # Another seat passed: the same window goes on, and the pass on its way will be taken.
-    assert not answer.wanted({**window, "seq": 8})
+    assert not answer.wanted(8, window, 7)
     # The pass landed: this seat is not awaited; later, a new decision is answered.
-    assert not answer.wanted({"seq": 9, "legal": [], "decision_since": 9})
-    assert answer.wanted({"seq": 11, "legal": [{"type": "income"}], "decision_since": 11})
+    assert not answer.wanted(9, [], 9)
+    assert answer.wanted(11, [{"type": "income"}], 11)
     answer.sent(11)
     # Someone challenged first: a new decision under the answer in flight is answered.
-    assert answer.wanted({"seq": 12, "legal": [{"type": "lose"}], "decision_since": 12})
+    assert answer.wanted(12, [{"type": "lose"}], 12)
     answer.sent(12)
     # The answer was refused: the state it answered is not answered twice, a newer one is.
     answer.refused()
-    assert not answer.wanted({"seq": 12, "legal": [{"type": "lose"}], "decision_since": 12})
-    assert answer.wanted({"seq": 13, "legal": [{"type": "lose"}], "decision_since": 12})
+    assert not answer.wanted(12, [{"type": "lose"}], 12)
+    assert answer.wanted(13, [{"type": "lose"}], 12)
     # A server that does not say decision_since: every newer state is answered, as before.
     answer.sent(13)
-    assert answer.wanted({"seq": 14, "legal": [{"type": "pass"}]})
+    assert answer.wanted(14, [{"type": "pass"}], None)
 
 
 def test_four_network_bots_finish_a_game_of_response_windows(tmp_path: Path) -> None:

@@ -41,6 +41,12 @@ def test_a_seat_that_acted_cannot_answer_the_same_state_again() -> None:
         room.act(1, {"type": "pass"}, window, 2.0)
     assert refused.value.code in ("stale", "not_your_turn")
     assert len(room.actions) == 2
+    # In Capitol a seat that acted leaves the window, so that is refused as not awaited already. A
+    # game where it stayed in a decision that goes on (seat 1 made to face seat 2's choices) still
+    # takes one answer of the seat per state, by the records since.
+    room.decision = {**room.decision, 1: room.decision[2]}
+    assert not room.answers_current(1, window)
+    assert room.answers_current(2, window)
 
 
 def test_an_answer_to_a_decision_that_changed_is_stale() -> None:

@@ -80,7 +80,7 @@ class _Msg(msgspec.Struct):
     room: _RoomPart | None = None
     view: msgspec.Raw = msgspec.Raw(b"null")
     log_from: int = 0
-    decision_since: int = -1  # (-1: a server that does not send it: every state is answered)
+    decision_since: int | None = None  # (None: a server that does not send it)
     code: str | None = None
     message: str | None = None
 
@@ -181,17 +181,12 @@ class Seat:
 
     def _answer_latest(self, loop: asyncio.AbstractEventLoop, ws: Any) -> None:
         msg = self.latest
-        if msg is None or self.timer is not None or not self.answer.wanted(self._fields(msg)):
+        if msg is None or self.timer is not None:
+            return
+        if not self.answer.wanted(msg.seq, msg.legal, msg.decision_since):
             return
         delay = self.run.think * self.run.rng.uniform(0.5, 1.5) if self.run.think > 0 else 0.0
         self.timer = loop.call_later(delay, self._act, ws)
-
-    @staticmethod
-    def _fields(msg: _Msg) -> dict[str, Any]:
-        fields: dict[str, Any] = {"seq": msg.seq, "legal": msg.legal}
-        if msg.decision_since >= 0:
-            fields["decision_since"] = msg.decision_since
-        return fields
 
     def _act(self, ws: Any) -> None:
         # Act on the newest state received (a window may have moved on while this bot thought).

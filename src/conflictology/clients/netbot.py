@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -53,11 +52,10 @@ class Answer:
         self.seq = -1  # the state answered last
         self.in_flight = False
 
-    def wanted(self, msg: Mapping[str, Any]) -> bool:
-        """Whether this state message is to be answered (a server that does not send
-        ``decision_since`` has every state answered)."""
-        seq, legal = msg["seq"], msg["legal"]
-        if self.in_flight and legal and self.seq >= msg.get("decision_since", seq):
+    def wanted(self, seq: int, legal: list[Any], decision_since: int | None) -> bool:
+        """Whether the state ``seq`` offering ``legal`` is to be answered (``decision_since`` None: a
+        server that does not send it, whose every newer state is answered)."""
+        if self.in_flight and legal and decision_since is not None and self.seq >= decision_since:
             return False
         self.in_flight = False
         return bool(legal) and seq > self.seq
@@ -142,7 +140,9 @@ async def run_bot(
                     await ws.send(last_act)
                     continue
                 answer.refused()
-                if latest is not None and answer.wanted(latest):
+                if latest is not None and answer.wanted(
+                    latest["seq"], latest["legal"], latest.get("decision_since")
+                ):
                     await act(ws, latest)
                 continue
             if kind == "left":
@@ -164,6 +164,6 @@ async def run_bot(
                 if finished >= games_to_play:
                     break
                 continue
-            if answer.wanted(msg):
+            if answer.wanted(msg["seq"], msg["legal"], msg.get("decision_since")):
                 await act(ws, msg)
     return BotResult(seat=seat, winners=winners, decisions=decisions, errors=errors)

@@ -20,7 +20,7 @@ import logging
 import time
 import types
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
 import msgspec
@@ -83,7 +83,7 @@ class Connection:
         self.ws = ws
         # The socket's own send, under the middleware's wrappers, once it is open (transport.py);
         # None: through the WebSocket object.
-        self.raw_send: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        self.raw_send: Callable[[dict[str, Any]], Coroutine[Any, Any, None]] | None = None
         self.code = code
         self.seat_id = seat_id
         # Log deltas (``?v=2``): each state message carries only the log entries not sent yet on this
@@ -157,7 +157,7 @@ class Connection:
         if raw is None:
             send: Coroutine[Any, Any, None] = self.ws.send_text(text)
             return send
-        return raw({"type": "websocket.send", "text": text})  # type: ignore[return-value]
+        return raw({"type": "websocket.send", "text": text})
 
     def close(self) -> None:
         if not self.closed:
