@@ -1,6 +1,6 @@
 """The server's CPU per accepted move beside the transport floor (issue 28), in one sitting.
 
-    .venv/bin/python -m benchmarks.server_floor --rounds 5 --rooms 100 --think 0 --duration 15
+    .venv/bin/python -m benchmarks.server_floor --rounds 5 --rooms 100 --think 0 --duration 15 [--lean]
 
 Each round runs both sides under the same load test (``conflictology loadtest``'s engine: the same
 client processes, rooms made over HTTP, one WebSocket per seat, bots answering at once):
@@ -12,12 +12,20 @@ client processes, rooms made over HTTP, one WebSocket per seat, bots answering a
   sent a ``state`` of the same size as the server's (one message in, four out, msgspec, the same
   uvicorn WebSocket implementation, no compression). No game, no storage, no clocks.
 
-The sides alternate (server first in odd rounds, floor first in even ones), so a noisy minute falls
-on both. For each run: moves per second and the process's CPU (user + system, from ``/proc``) over
+- **lean** (with ``--lean``; ``benchmarks/lean_app.py``): the bound between them, what a move cannot
+  do without: the real game (compiled rules, each act checked and applied), a durable SQLite write
+  before anyone sees it (the server's shape: actions appended, the state every 32 of them, one
+  transaction a batch), and each seat's own view, log delta and legal actions, encoded once and
+  padded to the server's size. Nothing else a server does (clocks, limits, seats, spectators,
+  metrics, archive).
+
+The sides alternate (server first in odd rounds, the order reversed in even ones), so a noisy minute
+falls on each. For each run: moves per second and the process's CPU (user + system, from ``/proc``) over
 the load test's window, per accepted move (moves: ``conflictology_action_seconds_count`` from
 ``/metrics``, read when the window opens and closes; the floor publishes the same counter), the
 bytes per message the clients received, the clients' p99, and the machine's load average. The
-table ends with the medians and the ratio server/floor of each round's CPU per move.
+table ends with the medians and the ratio to the floor of each round's CPU per move (the server's,
+and the lean bound's).
 
 The floor's messages are as large as the server's were in this sitting (the median of the server
 runs so far; ``--kb`` fixes it instead): the floor costs what the same bytes cost to send.
@@ -45,6 +53,15 @@ from conflictology.clients.loadtest import run_loadtest
 from conflictology.server.metrics import text_string_to_metric_families
 
 MOVES = "conflictology_action_seconds"
+SIDES = ("server", "floor", "lean")
+
+
+def moves_text(moves: int) -> str:
+    """``/metrics`` of a side that is not ``serve``: the moves counter alone, as ``serve`` names it."""
+    return (
+        f'# TYPE {MOVES} histogram\n{MOVES}_bucket{{le="+Inf"}} {moves}\n'
+        f"{MOVES}_count {moves}\n{MOVES}_sum 0\n"
+    )
 
 
 # ---- the floor: a room broadcast and nothing else ------------------------------------------------
@@ -111,11 +128,7 @@ def bare_app(message_bytes: int) -> Any:
         return JSONResponse({})
 
     async def metrics(_: Request) -> PlainTextResponse:
-        n = moves[0]
-        text = (
-            f'# TYPE {MOVES} histogram\n{MOVES}_bucket{{le="+Inf"}} {n}\n{MOVES}_count {n}\n{MOVES}_sum 0\n'
-        )
-        return PlainTextResponse(text)
+        return PlainTextResponse(moves_text(moves[0]))
 
     async def healthz(_: Request) -> JSONResponse:
         return JSONResponse({"ok": True})
@@ -189,6 +202,10 @@ def start(
                "--db", f"sqlite:///{tmp / 'floor.sqlite3'}", "--no-address-limits",
                "--log-level", "warning", "--max-connections-per-address", "0", "--no-ws-compression",
                *args.serve_args.split()]  # fmt: skip
+    elif side == "lean":
+        cmd = [sys.executable, "-m", "benchmarks.server_floor", "--lean-port", str(port),
+               "--lean-db", str(tmp / "lean.sqlite3"), "--bare-bytes", str(message_bytes),
+               "--bare-ws", args.floor_ws]  # fmt: skip
     else:
         cmd = [sys.executable, "-m", "benchmarks.server_floor", "--bare-port", str(port),
                "--bare-bytes", str(message_bytes), "--bare-ws", args.floor_ws]  # fmt: skip
@@ -215,7 +232,7 @@ def run_side(side: str, args: argparse.Namespace, message_bytes: int) -> dict[st
         def progress(phase: str, *_: Any) -> None:
             if phase == "running" and "cpu0" not in state:
                 read("0")
-                if args.py_spy and side == "server":
+                if args.py_spy and side == (args.only or "server"):
                     spy.append(subprocess.Popen(
                         [str(Path(sys.executable).with_name("py-spy")), "record", "-p", str(proc.pid),
                          "-r", "250", "-f", "raw", "-o", args.py_spy, "-d", str(int(args.duration))],
@@ -276,16 +293,29 @@ def main() -> None:
         help="run both sides and the load test at this niceness (e.g. -10, as root): on a shared machine "
         "it keeps other work from starving the clients, so the server is measured near saturation",
     )
-    ap.add_argument("--only", choices=["server", "floor"], help="one side only (a profile, say)")
+    ap.add_argument("--only", choices=SIDES, help="one side only (a profile, say)")
+    ap.add_argument(
+        "--lean",
+        action="store_true",
+        help="run the lean bound too (benchmarks/lean_app.py: the real game, SQLite and per-seat views, "
+        "nothing else), and print its ratio to the floor",
+    )
     ap.add_argument("--profile", help="write the server's cProfile here (with --only server --rounds 1)")
     ap.add_argument("--py-spy", help="sample the server with py-spy over the window: folded stacks here")
     ap.add_argument("--json", action="store_true", help="print each run as a JSON line too")
     ap.add_argument("--bare-port", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--bare-bytes", type=int, default=3000, help=argparse.SUPPRESS)
     ap.add_argument("--bare-ws", default="websockets-sansio", help=argparse.SUPPRESS)
+    ap.add_argument("--lean-port", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--lean-db", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.bare_port:
         serve_bare(args.bare_port, args.bare_bytes, args.bare_ws)
+        return
+    if args.lean_port:
+        from benchmarks.lean_app import serve_lean
+
+        serve_lean(args.lean_port, args.lean_db, args.bare_ws, args.bare_bytes)
         return
     if args.nice:
         os.nice(args.nice)  # the servers and the load test's client processes inherit it
@@ -296,7 +326,9 @@ def main() -> None:
     print("| " + " | ".join(columns) + " |")
     print("|---:|---|---:|---:|---:|---:|---:|---:|---|")
     for r in range(1, args.rounds + 1):
-        order = ["server", "floor"] if r % 2 else ["floor", "server"]
+        order = ["server", "floor", "lean"] if args.lean else ["server", "floor"]
+        if not r % 2:
+            order.reverse()
         if args.only:
             order = [args.only]
         for side in order:
@@ -324,19 +356,23 @@ def summary(runs: list[dict[str, Any]]) -> None:
     print()
     print("| medians | moves/s | server CPU ms/move | bytes/message | client p99 ms |")
     print("|---|---:|---:|---:|---:|")
-    for side in ("server", "floor"):
+    for side in SIDES:
+        if not any(run["side"] == side for run in runs):
+            continue
         print(
             f"| {side} | {med(side, 'moves_per_s'):,.0f} | {med(side, 'cpu_ms_per_move'):.3f} | "
             f"{med(side, 'bytes_per_message'):,.0f} | {med(side, 'client_p99_ms'):.0f} |"
         )
-    ratios = []
-    for r in sorted({run["round"] for run in runs}):
-        pair = {run["side"]: run for run in runs if run["round"] == r}
-        if len(pair) == 2:
-            ratios.append(pair["server"]["cpu_ms_per_move"] / pair["floor"]["cpu_ms_per_move"])
-    if ratios:
-        each = ", ".join(f"{x:.2f}" for x in ratios)
-        print(f"\nserver/floor CPU per move, each round: {each}; median **{statistics.median(ratios):.2f}×**")
+    for side in ("server", "lean"):
+        ratios = []
+        for r in sorted({run["round"] for run in runs}):
+            ran = {run["side"]: run for run in runs if run["round"] == r}
+            if side in ran and "floor" in ran:
+                ratios.append(ran[side]["cpu_ms_per_move"] / ran["floor"]["cpu_ms_per_move"])
+        if ratios:
+            each = ", ".join(f"{x:.2f}" for x in ratios)
+            median = statistics.median(ratios)
+            print(f"\n{side}/floor CPU per move, each round: {each}; median **{median:.2f}×**")
 
 
 if __name__ == "__main__":
