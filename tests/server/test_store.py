@@ -109,7 +109,7 @@ def log_rows(store: Store, code: str) -> list[tuple[int, str]]:
 
 class Written:
     """The action rows and snapshot bytes each save sends to the database, on either path: the
-    driver's own (SQLite in a file) or SQLAlchemy's (PostgreSQL, a batch with a finished game)."""
+    driver's own (SQLite in a file) or SQLAlchemy's (PostgreSQL, SQLite in memory)."""
 
     def __init__(self, store: Store) -> None:
         self.action_rows = 0
@@ -131,12 +131,12 @@ class Written:
             # The direct path bypasses SQLAlchemy's events: its statements are counted here.
             real = self.store._save_direct
 
-            def counted(snapshots: list[dict[str, Any]], sql: Any) -> None:
+            def counted(snapshots: list[dict[str, Any]], records: list[dict[str, Any]], sql: Any) -> None:
                 from conflictology.server.store import _room_row
 
                 self._count(sql.upsert, [_room_row(s) for s in snapshots])
                 before = self.store._writer.driver_connection.total_changes if self.store._writer else 0
-                real(snapshots, sql)
+                real(snapshots, records, sql)
                 changed = self.store._writer.driver_connection.total_changes - before
                 self.action_rows += changed - len(snapshots)  # (a snapshot row each, the rest the log's)
 
@@ -331,9 +331,10 @@ def test_a_failed_write_of_the_log_is_written_again_with_the_next_batch(tmp_path
 def test_a_batch_of_snapshots_on_sqlite_goes_to_the_driver_and_a_failed_write_changes_nothing(
     tmp_path: Path,
 ) -> None:
-    """SQLite in a file: snapshots alone are written on the writer's own connection. A write that
-    fails (here its connection closed under it) leaves the rows as they were, and the next batch is
-    written on a fresh connection; a batch with a finished game goes through SQLAlchemy with it."""
+    """SQLite in a file: snapshots and the games they end are written on the writer's own
+    connection. A write that fails (here its connection closed under it, or a game's row refused)
+    leaves the rows as they were, and the next batch is written on a fresh connection; a game
+    written twice keeps its first row."""
     store = Store(f"sqlite:///{tmp_path / 'direct.sqlite3'}")
     try:
         store.save_rooms([snapshot("AAAA", 1), snapshot("BBBB", 1)])
@@ -344,15 +345,25 @@ def test_a_batch_of_snapshots_on_sqlite_goes_to_the_driver_and_a_failed_write_ch
         assert {s["code"]: s["version"] for s in store.load_rooms()} == {"AAAA": 1, "BBBB": 1}
         store.save_rooms([snapshot("AAAA", 3)])
         record = {"id": uuid.uuid4().hex, "room": "BBBB", "game": "capitol", "public": True, "finished": 1.0}
+        through_sqlalchemy: list[str] = []
+        event.listen(store.engine, "before_cursor_execute", lambda *a: through_sqlalchemy.append(a[2]))
         store.save_rooms([snapshot("BBBB", 3)], [record])
+        assert through_sqlalchemy == []  # the game went with its snapshot, on the writer's connection
         assert {s["code"]: s["version"] for s in store.load_rooms()} == {"AAAA": 3, "BBBB": 3}
         assert store.get_game(record["id"]) == record
+        store.save_rooms([snapshot("BBBB", 4)], [{**record, "finished": 2.0}])
+        assert store.get_game(record["id"]) == record
+        refused = {**record, "id": uuid.uuid4().hex, "room": None}  # the room column is NOT NULL
+        with pytest.raises(Exception, match="NOT NULL"):
+            store.save_rooms([snapshot("AAAA", 5)], [refused])
+        assert {s["code"]: s["version"] for s in store.load_rooms()} == {"AAAA": 3, "BBBB": 4}
+        assert store.get_game(refused["id"]) is None
     finally:
         store.close()
     # What was committed on the writer's connection is in the file for whoever opens it next.
     again = Store(f"sqlite:///{tmp_path / 'direct.sqlite3'}")
     try:
-        assert {s["code"]: s["version"] for s in again.load_rooms()} == {"AAAA": 3, "BBBB": 3}
+        assert {s["code"]: s["version"] for s in again.load_rooms()} == {"AAAA": 3, "BBBB": 4}
     finally:
         again.close()
 

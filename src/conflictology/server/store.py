@@ -90,6 +90,7 @@ class _Statements(NamedTuple):
     upsert: str  # a room's snapshot row
     forget: str  # a room's whole log (before it is written again from its start)
     append: str  # a record of a room's log
+    archive: str  # a finished game (kept as first written: one row per game)
 
 
 class _Log:
@@ -180,11 +181,16 @@ class Store:
                     f"VALUES ({', '.join([marker] * 3)}) "
                     "ON CONFLICT (code, idx) DO UPDATE SET data = excluded.data"
                 ),
+                archive=(
+                    "INSERT INTO conflictology_games (id, room, game, finished, data) "
+                    f"VALUES ({', '.join([marker] * 5)}) ON CONFLICT (id) DO NOTHING"
+                ),
             )
-        # SQLite in a file: a batch of snapshots alone (the hub's writer, every few milliseconds while
-        # rooms change) goes to the driver directly on a connection kept for it. Through SQLAlchemy's
-        # transaction (a pool checkout with its pre-ping, the events, the commit) a batch of one
-        # snapshot cost 110-170 µs against 35 µs (benchmarks/server.md, 2026-12-04).
+        # SQLite in a file: a batch of snapshots and the games they end (the hub's writer, every few
+        # milliseconds while rooms change) goes to the driver directly on a connection kept for it.
+        # Through SQLAlchemy's transaction (a pool checkout with its pre-ping, the events, the
+        # commit) a batch of one snapshot cost 110-170 µs against 35 µs (benchmarks/server.md,
+        # 2026-12-04).
         self._direct = self.local and parsed.database not in (None, "", ":memory:")
         self._writer: Any = None
         # Each room's log as stored, by room code: what the next save need not write again. Known
@@ -248,8 +254,8 @@ class Store:
         game's end and its archive are committed together or not at all."""
         if not snapshots and not records:
             return
-        if not records and self._direct and self._sql is not None:
-            self._save_direct(snapshots, self._sql)
+        if self._direct and self._sql is not None:
+            self._save_direct(snapshots, records or [], self._sql)
             return
         logs = [self._log_of(s) for s in snapshots]
         with self.engine.begin() as conn:
@@ -257,10 +263,14 @@ class Store:
             self._archive_rows(conn, records or [])
         self._logged(logs)
 
-    def _save_direct(self, snapshots: list[dict[str, Any]], sql: _Statements) -> None:
-        """The snapshots and their new log records in one transaction of the writer's own connection
-        (SQLite in a file). A write that fails is rolled back and its connection dropped: the next
-        one starts afresh."""
+    def _save_direct(
+        self, snapshots: list[dict[str, Any]], records: list[dict[str, Any]], sql: _Statements
+    ) -> None:
+        """The snapshots, their new log records and the games they end in one transaction of the
+        writer's own connection (SQLite in a file). A write that fails is rolled back and its
+        connection dropped: the next one starts afresh. (A game ends every few dozen moves a room:
+        through SQLAlchemy's transaction, the batches holding one took nearly half of the writes'
+        time at 100 rooms playing at once; benchmarks/server.md.)"""
         if self._writer is None:
             self._writer = self.engine.raw_connection()
         conn = self._writer.driver_connection
@@ -273,6 +283,10 @@ class Store:
             rows = [row for entry in logs for row in entry.rows]
             if rows:
                 conn.executemany(sql.append, rows)
+            if records:
+                games = {r["id"]: _game_row(r) for r in records}.values()
+                columns = [(g["id"], g["room"], g["game"], g["finished"], g["data"]) for g in games]
+                conn.executemany(sql.archive, columns)
             conn.commit()
         except BaseException:
             writer, self._writer = self._writer, None
