@@ -11,9 +11,9 @@ from pathlib import Path
 
 import httpx
 from benchmarks.server_floor import moves_count
+from tests.server_helpers import eventually, free_port, wait_healthy
 
 from conflictology.clients.loadtest import run_loadtest
-from tests.server_helpers import eventually, free_port, wait_healthy
 
 
 def test_the_lean_app_plays_whole_games_and_saves_every_move(tmp_path: Path) -> None:
