@@ -46,11 +46,11 @@ NATURAL_BYTES = 956
 def lean_app(db_path: str, pad_bytes: int = 0) -> Any:
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import JSONResponse, PlainTextResponse
+    from starlette.responses import JSONResponse
     from starlette.routing import Route, WebSocketRoute
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
-    from benchmarks.server_floor import moves_text
+    from benchmarks.server_floor import table_routes
     from conflictology import native
 
     native.install()  # before the rules are imported: their compiled build
@@ -193,16 +193,9 @@ def lean_app(db_path: str, pad_bytes: int = 0) -> Any:
         if not writer:
             writer.append(asyncio.get_running_loop().create_task(write_forever()))
 
-    async def create(_: Request) -> JSONResponse:
+    def new_room(code: str) -> LeanRoom:
         ensure_writer()
-        code = f"R{len(rooms):05d}"
-        rooms[code] = LeanRoom(code)
-        return JSONResponse({"code": code, "token": f"{code}.0"}, status_code=201)
-
-    async def join(request: Request) -> JSONResponse:
-        room = rooms[request.path_params["code"]]
-        room.seats += 1
-        return JSONResponse({"token": f"{room.code}.{room.seats - 1}"}, status_code=201)
+        return LeanRoom(code)
 
     async def start(request: Request) -> JSONResponse:
         room = rooms[request.path_params["code"]]
@@ -210,12 +203,6 @@ def lean_app(db_path: str, pad_bytes: int = 0) -> Any:
             room.new_game()
             changed(room)
         return JSONResponse({})
-
-    async def metrics(_: Request) -> PlainTextResponse:
-        return PlainTextResponse(moves_text(moves[0]))
-
-    async def healthz(_: Request) -> JSONResponse:
-        return JSONResponse({"ok": True})
 
     async def play(ws: WebSocket) -> None:
         room = rooms[ws.path_params["code"]]
@@ -246,12 +233,9 @@ def lean_app(db_path: str, pad_bytes: int = 0) -> Any:
 
     app = Starlette(
         routes=[
-            Route("/api/rooms", create, methods=["POST"]),
-            Route("/api/rooms/{code}/join", join, methods=["POST"]),
+            *table_routes(rooms, new_room, moves),
             Route("/api/rooms/{code}/start", start, methods=["POST"]),
             Route("/api/rooms/{code}/rematch", start, methods=["POST"]),
-            Route("/metrics", metrics),
-            Route("/healthz", healthz),
             WebSocketRoute("/ws/{code}", play),
         ]
     )
@@ -266,17 +250,6 @@ def lean_app(db_path: str, pad_bytes: int = 0) -> Any:
 
 
 def serve_lean(port: int, db_path: str, ws: str, message_bytes: int) -> None:
-    import uvicorn
+    from benchmarks.server_floor import serve_app
 
-    from conflictology.server.cli import tune_gc
-
-    tune_gc()  # as `serve` does
-    uvicorn.run(
-        lean_app(db_path, max(0, message_bytes - NATURAL_BYTES)),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        http="httptools",
-        ws=ws,
-        ws_per_message_deflate=False,
-    )
+    serve_app(lean_app(db_path, max(0, message_bytes - NATURAL_BYTES)), port, ws)

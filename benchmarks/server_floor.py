@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,51 @@ def moves_text(moves: int) -> str:
     )
 
 
+def table_routes(rooms: dict[str, Any], new_room: Callable[[str], Any], moves: list[int]) -> list[Any]:
+    """What the floor and the lean bound answer alike: a room made and joined as ``loadworker``
+    does (a token is ``CODE.SEAT``; a room has ``code`` and a count of ``seats``), the moves
+    counter, and health."""
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, PlainTextResponse
+    from starlette.routing import Route
+
+    async def create(_: Request) -> JSONResponse:
+        code = f"R{len(rooms):05d}"
+        rooms[code] = new_room(code)
+        return JSONResponse({"code": code, "token": f"{code}.0"}, status_code=201)
+
+    async def join(request: Request) -> JSONResponse:
+        room = rooms[request.path_params["code"]]
+        room.seats += 1
+        return JSONResponse({"token": f"{room.code}.{room.seats - 1}"}, status_code=201)
+
+    async def metrics(_: Request) -> PlainTextResponse:
+        return PlainTextResponse(moves_text(moves[0]))
+
+    async def healthz(_: Request) -> JSONResponse:
+        return JSONResponse({"ok": True})
+
+    return [
+        Route("/api/rooms", create, methods=["POST"]),
+        Route("/api/rooms/{code}/join", join, methods=["POST"]),
+        Route("/metrics", metrics),
+        Route("/healthz", healthz),
+    ]
+
+
+def serve_app(app: Any, port: int, ws: str) -> None:
+    """uvicorn as ``serve`` runs it, without compression, on 127.0.0.1."""
+    import uvicorn
+
+    from conflictology.server.cli import tune_gc
+
+    tune_gc()  # as `serve` does
+    uvicorn.run(
+        app, host="127.0.0.1", port=port, log_level="warning", http="httptools", ws=ws,
+        ws_per_message_deflate=False,
+    )  # fmt: skip
+
+
 # ---- the floor: a room broadcast and nothing else ------------------------------------------------
 
 
@@ -73,7 +119,7 @@ def bare_app(message_bytes: int) -> Any:
     import msgspec
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import JSONResponse, PlainTextResponse
+    from starlette.responses import JSONResponse
     from starlette.routing import Route, WebSocketRoute
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -111,27 +157,11 @@ def bare_app(message_bytes: int) -> Any:
     rooms: dict[str, BareRoom] = {}
     moves = [0]
 
-    async def create(_: Request) -> JSONResponse:
-        code = f"R{len(rooms):05d}"
-        rooms[code] = BareRoom(code)
-        return JSONResponse({"code": code, "token": f"{code}.0"}, status_code=201)
-
-    async def join(request: Request) -> JSONResponse:
-        room = rooms[request.path_params["code"]]
-        room.seats += 1
-        return JSONResponse({"token": f"{room.code}.{room.seats - 1}"}, status_code=201)
-
     async def start(request: Request) -> JSONResponse:
         room = rooms[request.path_params["code"]]
         room.seq += 1
         await room.broadcast()
         return JSONResponse({})
-
-    async def metrics(_: Request) -> PlainTextResponse:
-        return PlainTextResponse(moves_text(moves[0]))
-
-    async def healthz(_: Request) -> JSONResponse:
-        return JSONResponse({"ok": True})
 
     async def play(ws: WebSocket) -> None:
         room = rooms[ws.path_params["code"]]
@@ -155,31 +185,15 @@ def bare_app(message_bytes: int) -> Any:
 
     return Starlette(
         routes=[
-            Route("/api/rooms", create, methods=["POST"]),
-            Route("/api/rooms/{code}/join", join, methods=["POST"]),
+            *table_routes(rooms, BareRoom, moves),
             Route("/api/rooms/{code}/start", start, methods=["POST"]),
-            Route("/metrics", metrics),
-            Route("/healthz", healthz),
             WebSocketRoute("/ws/{code}", play),
         ]
     )
 
 
 def serve_bare(port: int, message_bytes: int, ws: str) -> None:
-    import uvicorn
-
-    from conflictology.server.cli import tune_gc
-
-    tune_gc()  # as `serve` does
-    uvicorn.run(
-        bare_app(message_bytes),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        http="httptools",
-        ws=ws,
-        ws_per_message_deflate=False,
-    )
+    serve_app(bare_app(message_bytes), port, ws)
 
 
 # ---- one run -------------------------------------------------------------------------------------
