@@ -131,12 +131,16 @@ def lean_app(db_path: str, pad_bytes: int = 0) -> Any:
                 self.decision_since, self.acted = self.seq, set()
             return None
 
-        def texts(self) -> list[tuple[Socket, str]]:
+        def texts(self, only: Socket | None = None) -> list[tuple[Socket, str]]:
+            """Each socket's message (``only``: that socket's alone; the others' logs stay where
+            they are)."""
             state = self.state
             over = state.is_over()
             winners = state.winners() if over else None
             out = []
             for seat, sock in self.sockets.items():
+                if only is not None and sock is not only:
+                    continue
                 if sock.held:
                     view, length = state.view_since(seat, sock.held)
                     log_from = sock.held if sock.held <= length else 0
@@ -210,9 +214,8 @@ def lean_app(db_path: str, pad_bytes: int = 0) -> Any:
         await ws.accept()
         sock = room.sockets[seat] = Socket(ws.scope.get("lean.send", ws.send))
         if room.state is not None:
-            for s, text in room.texts():
-                if s is sock:
-                    await ws.send_text(text)
+            for _, text in room.texts(only=sock):
+                await ws.send_text(text)
         try:
             while True:
                 msg = decode(await ws.receive_text())
