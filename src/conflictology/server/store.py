@@ -32,8 +32,6 @@ from sqlalchemy import (
     insert,
     select,
 )
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
@@ -122,14 +120,14 @@ def is_outage(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError | InterfaceError | sqlite3.OperationalError)
 
 
-def _game_row(record: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": record["id"],
-        "room": record["room"],
-        "game": record["game"],
-        "finished": record["finished"] or time.time(),
-        "data": _encode(record),
-    }
+_GAME_COLUMNS = ("id", "room", "game", "finished", "data")
+
+
+def _game_rows(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """Finished games as rows of ``_GAME_COLUMNS``, one per game (keyed by its id: whoever wrote it
+    how many times)."""
+    games = {r["id"]: r for r in records}.values()
+    return [(r["id"], r["room"], r["game"], r["finished"] or time.time(), _encode(r)) for r in games]
 
 
 class Store:
@@ -182,8 +180,8 @@ class Store:
                     "ON CONFLICT (code, idx) DO UPDATE SET data = excluded.data"
                 ),
                 archive=(
-                    "INSERT INTO conflictology_games (id, room, game, finished, data) "
-                    f"VALUES ({', '.join([marker] * 5)}) ON CONFLICT (id) DO NOTHING"
+                    f"INSERT INTO conflictology_games ({', '.join(_GAME_COLUMNS)}) "
+                    f"VALUES ({', '.join([marker] * len(_GAME_COLUMNS))}) ON CONFLICT (id) DO NOTHING"
                 ),
             )
         # SQLite in a file: a batch of snapshots and the games they end (the hub's writer, every few
@@ -284,9 +282,7 @@ class Store:
             if rows:
                 conn.executemany(sql.append, rows)
             if records:
-                games = {r["id"]: _game_row(r) for r in records}.values()
-                columns = [(g["id"], g["room"], g["game"], g["finished"], g["data"]) for g in games]
-                conn.executemany(sql.archive, columns)
+                conn.executemany(sql.archive, _game_rows(records))
             conn.commit()
         except BaseException:
             writer, self._writer = self._writer, None
@@ -387,13 +383,10 @@ class Store:
     def _archive_rows(self, conn: Connection, records: list[dict[str, Any]]) -> None:
         if not records:
             return
-        # Keyed by the game's id: one row per game, whoever writes it how many times.
-        rows = list({r["id"]: _game_row(r) for r in records}.values())
-        backend = self.engine.dialect.name
-        if backend in ("sqlite", "postgresql"):
-            make = sqlite_insert if backend == "sqlite" else postgresql_insert
-            conn.execute(make(games_table).on_conflict_do_nothing(index_elements=["id"]), rows)
+        if self._sql is not None:  # SQLite, PostgreSQL: the driver's own statement, as _save_direct's
+            conn.exec_driver_sql(self._sql.archive, _game_rows(records))
             return
+        rows = [dict(zip(_GAME_COLUMNS, row, strict=True)) for row in _game_rows(records)]
         # Another database: the rows it lacks (two writers at the same instant: one of them fails on
         # the key and tries again, and then finds the row).
         ids = [row["id"] for row in rows]
