@@ -7,7 +7,8 @@
 ``benchmarks.hub_moves`` (the hub alone, its CPU a move) with every pass of the collector timed by
 a ``gc.callbacks`` hook, from the hub's start to its stop: how many passes, their total and
 longest pause. ``python``: Python's own collector with serve's thresholds; ``paced``: the policy
-serve runs by default (a full pass only when the objects grew by a quarter, checked every 5 s);
+serve runs by default (young passes in slices, what survives frozen; a full pass at most every
+10 minutes);
 ``off``: none at all, the floor. Also the young generation's size at the end, what a young pass
 would scan then.
 """
@@ -58,7 +59,7 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=10000)
     ap.add_argument("--gc", choices=["python", "paced", "off"], default="python")
     args = ap.parse_args()
-    args.v1, args.profile, args.top = False, None, 40
+    args.v1, args.profile, args.top, args.warmup = False, None, 40, None
     tune_gc()  # as `serve` does
     started = time.process_time()
     asyncio.run(run(args))

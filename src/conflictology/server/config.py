@@ -94,9 +94,9 @@ class ServerConfig:
     # gathers the moves of this interval into one transaction (benchmarks/server.md: 2 ms against 5 ms
     # halved the median move at 1,000 rooms for a few percent more CPU).
     snapshot_seconds: float = 0.002
-    # Python's cycle collector (collector.py): "paced", a full pass only when the objects grew by a
-    # quarter (serve's default: Python's own young passes stopped a loop of 1,000 rooms for up to
-    # 260 ms and found nothing), or "python", its own with fewer young passes. An app built in a
+    # Python's cycle collector (collector.py): "paced", young passes in slices and a full pass at
+    # most every 10 minutes (serve's default: Python's own passes stopped a loop of 1,000 rooms for
+    # up to 260 ms and found nothing), or "python", its own with fewer young passes. An app built in a
     # test leaves the process's collector alone unless told.
     gc: str = "python"
     # Changes waiting while nothing is saved for this many seconds (the database refuses writes)
