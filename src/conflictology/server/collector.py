@@ -1,8 +1,8 @@
 """When Python's cycle collector runs in a server process (``serve --gc``).
 
 Nearly everything a server makes is freed by reference counting the moment it is dropped; the
-cycle collector only finds the rare cycles (a closed socket's task and its coroutine, an exception
-kept with its traceback). Python 3.11 runs it by counting allocations: a young pass when 700 (here
+cycle collector only finds the rare cycles (a room dropped from memory, an exception kept with its
+traceback). Python 3.11 runs it by counting allocations: a young pass when 700 (here
 20,000: ``GC_THRESHOLDS``) more objects were made than freed, an older pass every few of those.
 Under load that count says little of what a pass will cost. An old object freed counts against a
 new one made, so while each move replaces a room's state, its copy shown and its clock, the count
@@ -20,15 +20,15 @@ pass at most every ten minutes:
   ``YOUNG_OBJECTS`` more objects were made than freed. Seating a thousand rooms at once is so
   scanned in slices of about 7 ms while it comes, even with the loop too busy for the checks;
 - a **full pass** (everything unfrozen, scanned, frozen again) frees the cycles that became garbage
-  after they were frozen: a socket that closed leaves about 90 objects in cycles, a room that ended
-  some. It costs about 0.7 µs an object: at 1,000 rooms, about 850,000 objects, 580-600 ms. It is
-  due when the memory held in small objects grew by a quarter (and at least ``GROWTH_MIN``
-  blocks) since the last, as Python's own oldest generation would be, but taken at most every
-  ``FULL_EVERY`` seconds: a server taking on rooms stops once for it, not at every quarter of its
-  growth. Growth of ``GROWTH_URGENT`` blocks, or as many as the last pass kept, cannot wait: that
-  bounds the memory garbage cycles hold, however fast sockets come and go. The blocks are
-  ``sys.getallocatedblocks()``, which costs nothing to read, where counting the frozen objects
-  walks them all (170 ms at 1,000 rooms).
+  after they were frozen: what a room dropped from memory leaves, say (a closed socket leaves
+  nothing: tests/server/test_closed_sockets.py). It costs about 0.7 µs an object: at 1,000 rooms,
+  about 850,000 objects, 580-600 ms. It is due when the memory held in small objects grew by a
+  quarter (and at least ``GROWTH_MIN`` blocks) since the last, as Python's own oldest generation
+  would be, but taken at most every ``FULL_EVERY`` seconds: a server taking on rooms stops once
+  for it, not at every quarter of its growth. Growth of ``GROWTH_URGENT`` blocks, or as many as
+  the last pass kept, cannot wait: that bounds the memory garbage cycles hold, however fast rooms
+  come and go. The blocks are ``sys.getallocatedblocks()``, which costs nothing to read, where
+  counting the frozen objects walks them all (170 ms at 1,000 rooms).
 
 ``python`` keeps Python's own collector, with ``GC_THRESHOLDS``.
 

@@ -203,6 +203,9 @@ class GuardedHttpToolsProtocol(_GuardedHttp, HttpToolsProtocol):
     def handle_websocket_upgrade(self) -> None:
         self._upgrading()
         super().handle_websocket_upgrade()
+        # Done: the WebSocket protocol has the transport, and this one's connection_lost, which
+        # lets go of the parser (a cycle: it holds this protocol's callbacks), will not be called.
+        self.parser = None  # type: ignore[assignment]
 
 
 class GuardedH11Protocol(_GuardedHttp, H11Protocol):

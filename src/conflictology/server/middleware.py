@@ -220,7 +220,12 @@ class GuardMiddleware:
             # every message through three wrappers that look only at the handshake cost a tenth of
             # sending it.
             scope[RAW_SEND] = send
-            await self.app(scope, receive, send_ws)
+            try:
+                await self.app(scope, receive, send_ws)
+            finally:
+                # uvicorn's protocol holds the scope, and the send is its own bound method: a cycle
+                # that would keep a closed socket (~70 objects) for the collector's full pass.
+                del scope[RAW_SEND]
             return
 
         cors: list[tuple[bytes, bytes]] = []
