@@ -18,7 +18,8 @@ pass at most every ten minutes:
   after every pass and every ``CHECK_SECONDS``, so what a move replaces is never scanned;
 - a **young pass** scans what was made since the last freeze, when Python's count says
   ``YOUNG_OBJECTS`` more objects were made than freed. Seating a thousand rooms at once is so
-  scanned in slices of about 7 ms while it comes, even with the loop too busy for the checks;
+  scanned in slices (5-20 ms each, measured) while it comes, even with the loop too busy for the
+  checks;
 - a **full pass** (everything unfrozen, scanned, frozen again) frees the cycles that became garbage
   after they were frozen: what a room dropped from memory leaves, say (a closed socket leaves
   nothing: tests/server/test_closed_sockets.py). It costs about 0.7 µs an object: at 1,000 rooms,
@@ -51,7 +52,7 @@ log = logging.getLogger("conflictology.server")
 # 10), which stopped a loop with thousands of sockets for 100-300 ms every few seconds.
 GC_THRESHOLDS = (20_000, 20, 100)
 
-# A young pass each time this many more objects were made than freed: about 7 ms of scanning.
+# A young pass each time this many more objects were made than freed since the last freeze: 5-20 ms.
 YOUNG_OBJECTS = 10_000
 # A full pass when the small-object blocks grew by this share since the last one, and by at least
 # GROWTH_MIN (about 100,000 objects, 10-20 MB): below that a pass costs more than it frees; and
@@ -101,8 +102,8 @@ class PauseWatch:
 
 class PacedCollector:
     """The ``paced`` policy: a freeze after every pass and every check, young passes in slices; a
-    full pass when the objects grew enough, at most every ``full_every`` seconds unless they grew
-    by ``growth_urgent``."""
+    full pass when memory grew enough, at most every ``full_every`` seconds unless it grew by
+    ``growth_urgent`` blocks."""
 
     def __init__(
         self,
@@ -163,6 +164,7 @@ class PacedCollector:
         return found
 
     def full_due(self) -> bool:
+        """Whether memory grew too much to wait, or enough and the last full pass is old enough."""
         grown = heap() - self.after_last
         if grown >= max(self.growth_urgent, self.after_last):
             return True

@@ -225,7 +225,7 @@ class GuardMiddleware:
             finally:
                 # uvicorn's protocol holds the scope, and the send is its own bound method: a cycle
                 # that would keep a closed socket (~70 objects) for the collector's full pass.
-                del scope[RAW_SEND]
+                scope.pop(RAW_SEND, None)
             return
 
         cors: list[tuple[bytes, bytes]] = []
